@@ -1,0 +1,114 @@
+"""`python -m core …`: the headless face of the same core (see DESIGN.md, "Command line").
+
+This module only parses arguments and translates domain errors into a message and an exit code;
+each command's work lives in the feature module named in its handler.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from typing import Any, Callable, Iterable
+
+from core.errors import InspectorError
+from core.store import Workspace
+
+# command name -> "module:function"; each function takes (args, workspace) and returns an exit code
+HANDLERS = {
+    "ingest": "core.ingest:cli_ingest",
+    "import": "core.ingest.importers:cli_import",
+    "elements": "core.cli:cli_elements",
+    "forms": "core.forms:cli_forms",
+    "correct": "core.corrections:cli_correct",
+    "chunks": "core.export:cli_chunks",
+    "gold": "core.gold:cli_gold",
+    "evaluate": "core.evaluate:cli_evaluate",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m core", description="RAG Layout Inspector, headless")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--workspace", help="workspace folder (default ./workspace or $RLI_WORKSPACE)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("ingest", parents=[common], help="ingest PDFs; one JSON line per document")
+    p.add_argument("pdfs", nargs="+", metavar="PDF")
+    p.add_argument("--engine", choices=("layout", "fast"), default="layout")
+    p.add_argument("--password", help="password of an encrypted PDF")
+
+    p = sub.add_parser("import", parents=[common], help="import a parser's output (Docling/Azure/Textract)")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--format", required=True, choices=("docling", "azure", "textract"))
+    p.add_argument("--pdf", help="the source PDF or image, for the page image and text checks")
+
+    p = sub.add_parser("elements", parents=[common], help="JSONL of a document's elements (corrected view)")
+    p.add_argument("doc_id", metavar="DOC_ID")
+    p.add_argument("--machine", action="store_true", help="the machine output, without corrections")
+
+    p = sub.add_parser("forms", parents=[common], help="JSONL of a document's form fields")
+    p.add_argument("doc_id", metavar="DOC_ID")
+
+    p = sub.add_parser("correct", parents=[common], help="append correction events from a JSONL file")
+    p.add_argument("doc_id", metavar="DOC_ID")
+    p.add_argument("--events", required=True, metavar="FILE.jsonl")
+    p.add_argument("--actor", default="cli", help="who made these corrections (when a line has no actor)")
+
+    p = sub.add_parser("chunks", parents=[common], help="build and export chunks")
+    p.add_argument("doc_id", metavar="DOC_ID")
+    p.add_argument("--policy", default="default", help="default | naive | FILE.toml")
+    p.add_argument("--format", default="jsonl", choices=("jsonl", "langchain", "llamaindex"))
+    p.add_argument("--out", metavar="FILE", help="write here instead of stdout")
+
+    p = sub.add_parser("gold", parents=[common], help="import or export a gold set (gold/v1 JSONL)")
+    p.add_argument("action", choices=("import", "export"))
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--doc", dest="doc_id", help="only this document's items (export)")
+    p.add_argument("--format", default="gold", choices=("gold", "llamaindex", "ragas"),
+                   help="export shape (llamaindex/ragas are built from --policy's chunks)")
+    p.add_argument("--policy", default="default", help="policy for llamaindex/ragas exports")
+
+    p = sub.add_parser("evaluate", parents=[common], help="score policies and retrievers on a gold set")
+    p.add_argument("--gold", required=True, metavar="FILE")
+    p.add_argument("--policy", action="append", dest="policies", metavar="P",
+                   help="default | naive | FILE.toml; repeat to compare (default: default and naive)")
+    p.add_argument("--retriever", action="append", dest="retrievers",
+                   choices=("bm25", "tfidf", "fusion", "dense"), help="repeat to compare (default: bm25)")
+    p.add_argument("--k", default="1,3,5,10", help="comma-separated cut-offs")
+    p.add_argument("--budget", default="500,1000,2000,4000", help="context budgets in characters")
+    p.add_argument("--scope", choices=("corpus", "routed"), default="corpus")
+    p.add_argument("--json", action="store_true")
+    return parser
+
+
+def _handler(command: str) -> Callable[[argparse.Namespace, Workspace], int]:
+    module, _, name = HANDLERS[command].partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def print_jsonl(rows: Iterable[dict[str, Any]], out=None) -> None:
+    out = out or sys.stdout
+    for row in rows:
+        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def cli_elements(args: argparse.Namespace, ws: Workspace) -> int:
+    from core.corrections import corrected_document
+
+    doc = ws.load_machine_document(args.doc_id) if args.machine else corrected_document(ws, args.doc_id)
+    print_jsonl({"doc_id": doc.doc_id, **e.to_dict()} for e in doc.elements())
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        ws = Workspace(args.workspace)
+        return _handler(args.command)(args, ws)
+    except InspectorError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as err:
+        print(f"error: cannot read {err.filename}: {err.strerror}", file=sys.stderr)
+        return 2
