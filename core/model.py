@@ -213,3 +213,53 @@ class Document:
 def renumber(elements: Iterable[Element]) -> tuple[Element, ...]:
     """Give elements consecutive seq numbers in the order given (that order is the reading order)."""
     return tuple(e if e.seq == i else replace(e, seq=i) for i, e in enumerate(elements))
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """One contributing element of a chunk, with what a citation needs to highlight it."""
+    record_id: str
+    page: int
+    bbox: BBox
+    category: Category
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"record_id": self.record_id, "page": self.page, "bbox": list(self.bbox),
+                "category": self.category.value}
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A derived, citable unit of retrieval text (chunk/v1 in DESIGN.md). Never edited in place."""
+    id: str
+    text: str
+    doc_id: str
+    source: str
+    start_page: int
+    end_page: int
+    section_path: tuple[str, ...]
+    source_categories: tuple[Category, ...]
+    atomic: bool
+    refs: tuple[SourceRef, ...]
+    policy: str
+    extra: tuple[tuple[str, Any], ...] = ()  # form_fields, page_headers, page_footers, side, image_ref...
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.start_page <= self.end_page:
+            raise ValueError(f"chunk {self.id}: pages must satisfy 1 <= start <= end, got "
+                             f"{self.start_page}..{self.end_page}")
+
+    def extra_value(self, name: str, default: Any = None) -> Any:
+        return dict(self.extra).get(name, default)
+
+    def to_record(self) -> dict[str, Any]:
+        metadata: dict[str, Any] = {
+            "schema": "chunk/v1", "doc_id": self.doc_id, "source": self.source,
+            "start_page": self.start_page, "end_page": self.end_page,
+            "section_path": list(self.section_path),
+            "source_categories": sorted({c.value for c in self.source_categories}),
+            "atomic": self.atomic, "source_record_refs": [r.to_dict() for r in self.refs],
+            "policy": self.policy,
+        }
+        metadata.update(thaw(dict(self.extra)))
+        return {"id": self.id, "text": self.text, "metadata": metadata}
