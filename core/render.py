@@ -1,0 +1,474 @@
+"""Page images with boxes drawn on them: the picture half of every page in the app.
+
+Coordinates: elements live in PDF points (origin top-left, as PyMuPDF gives them); an image rendered
+at `zoom` has `zoom` pixels per point, so a point `p` sits at pixel `p * zoom`. The two conversion
+functions below are the only place that knows this, so canvas clicks and drawn boxes round-trip.
+
+Speed: rendering the page (`get_pixmap`) is the only expensive step. The base image of each
+(PDF, page, zoom) is kept in a byte-bounded LRU; overlays are drawn on a copy, with label chips
+pre-rendered once, so drawing ~100 boxes costs a few milliseconds. Composed views are kept in a
+second LRU keyed by everything that changes the picture, so an unchanged view costs a dict lookup.
+
+No streamlit here: pages add `st.cache_data` at the edge if they want a per-session cache too.
+"""
+from __future__ import annotations
+
+import io
+import math
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Hashable, Iterable, Sequence
+
+from PIL import Image, ImageDraw, ImageFont
+
+from core.categories import Category
+from core.model import BBox, Element, Page
+
+MIN_ZOOM, MAX_ZOOM = 0.1, 8.0
+POINT_DECIMALS = 2  # stored bboxes are rounded to 0.01 pt (core.model.make_bbox); conversions honour it
+FILL_ALPHA = 48  # translucent fill: the text under the box must stay readable
+SELECTED_FILL_ALPHA = 96
+OUTLINE_WIDTH = 2
+SELECTED_OUTLINE_WIDTH = 4
+LABEL_FONT_SIZE = 11
+BLANK_NOTICE = "No PDF stored for this document: blank page of the right size"
+
+
+# ---- points <-> pixels ------------------------------------------------------------------------
+def _check_zoom(zoom: float) -> float:
+    zoom = float(zoom)
+    if not MIN_ZOOM <= zoom <= MAX_ZOOM:
+        raise ValueError(f"zoom must be between {MIN_ZOOM} and {MAX_ZOOM}, got {zoom!r}")
+    return zoom
+
+
+def points_to_pixels(value: float, zoom: float) -> float:
+    """A length or coordinate in PDF points → image pixels at `zoom` (unrounded, sub-pixel)."""
+    return float(value) * _check_zoom(zoom)
+
+
+def pixels_to_points(value: float, zoom: float) -> float:
+    """Image/canvas pixels at `zoom` → PDF points, rounded to the 0.01 pt the model stores.
+
+    Rounding here is what makes `pixels_to_points(points_to_pixels(p, z), z) == p` exact for every
+    stored coordinate: the float error of `p * z / z` is far below 0.005 pt.
+    """
+    return round(float(value) / _check_zoom(zoom), POINT_DECIMALS) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+def bbox_to_pixels(bbox: Sequence[float], zoom: float) -> tuple[float, float, float, float]:
+    return tuple(points_to_pixels(v, zoom) for v in bbox)  # type: ignore[return-value]
+
+
+def pixels_to_bbox(rect: Sequence[float], zoom: float) -> BBox:
+    """(x0, y0, x1, y1) in pixels → bbox in points; accepts corners in any order (a drag can go left)."""
+    x0, y0, x1, y1 = (pixels_to_points(v, zoom) for v in rect)
+    return (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+
+
+def image_size(width_pt: float, height_pt: float, zoom: float) -> tuple[int, int]:
+    """Pixel size of a page rendered at `zoom` (what `get_pixmap` makes for a page at the origin)."""
+    zoom = _check_zoom(zoom)
+    # PyMuPDF rounds the transformed rect to whole pixels with a small tolerance; match it closely
+    # enough that a blank stand-in page has the same size as the real render.
+    return max(1, math.ceil(width_pt * zoom - 1e-3)), max(1, math.ceil(height_pt * zoom - 1e-3))
+
+
+# ---- what to draw -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Box:
+    """A rectangle to draw, in PDF points. Pages other than Inspect build these directly."""
+    bbox: BBox
+    colour: str  # "#rrggbb"
+    label: str = ""  # small chip at the top-left corner; "" for none
+    fill_alpha: int = FILL_ALPHA  # 0 = outline only
+    width: int = OUTLINE_WIDTH  # outline width in pixels (not scaled with zoom)
+    dashed: bool = False  # e.g. a proposed or reviewer-drawn box
+
+
+@dataclass(frozen=True)
+class Line:
+    """A straight connector between two points in PDF points (caption → figure, key → value)."""
+    start: tuple[float, float]
+    end: tuple[float, float]
+    colour: str
+    width: int = 2
+    arrow: bool = True  # arrow head at `end`
+
+
+def as_box(value: Box | Sequence[Any]) -> Box:
+    """Accept a Box or a plain `(bbox, colour, label)` tuple, so callers can stay terse."""
+    if isinstance(value, Box):
+        return value
+    bbox, colour, *rest = value
+    return Box(tuple(float(v) for v in bbox), colour, str(rest[0]) if rest else "")  # type: ignore[arg-type]
+
+
+def as_line(value: Line | Sequence[Any]) -> Line:
+    if isinstance(value, Line):
+        return value
+    start, end, colour, *_ = value
+    return Line(tuple(start), tuple(end), colour)  # type: ignore[arg-type]
+
+
+def element_box(element: Element, *, selected: bool = False, show_order: bool = False) -> Box:
+    label = f"{element.seq + 1} {element.category.value}" if show_order else element.category.value
+    if selected:
+        return Box(element.bbox, element.category.colour, label, SELECTED_FILL_ALPHA, SELECTED_OUTLINE_WIDTH)
+    return Box(element.bbox, element.category.colour, label)
+
+
+def overlay_boxes(
+    elements: Iterable[Element],
+    *,
+    visible: set[Category] | frozenset[Category] | None = None,
+    selected: str | None = None,
+    show_order: bool = False,
+) -> list[Box]:
+    """Boxes for the given elements; the selected one is drawn last so nothing covers it."""
+    boxes, chosen = [], []
+    for e in elements:
+        if e.id == selected:
+            chosen.append(element_box(e, selected=True, show_order=show_order))
+        elif visible is None or e.category in visible:
+            boxes.append(element_box(e, show_order=show_order))
+    return boxes + chosen
+
+
+# ---- drawing ----------------------------------------------------------------------------------
+def _rgb(colour: str) -> tuple[int, int, int]:
+    c = colour.lstrip("#")
+    if len(c) == 3:
+        c = "".join(ch * 2 for ch in c)
+    if len(c) != 6:
+        raise ValueError(f"colour must be '#rrggbb', got {colour!r}")
+    return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
+
+
+def _text_colour_on(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
+    luminance = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]
+    return (0, 0, 0) if luminance > 150 else (255, 255, 255)
+
+
+_font_lock = threading.Lock()
+_font: ImageFont.ImageFont | ImageFont.FreeTypeFont | None = None
+_chips: dict[tuple[str, str], Image.Image] = {}
+
+
+def _label_font() -> Any:
+    global _font
+    with _font_lock:
+        if _font is None:
+            _font = ImageFont.load_default(size=LABEL_FONT_SIZE)
+        return _font
+
+
+def _label_chip(text: str, colour: str) -> Image.Image:
+    """A pre-rendered label: text rendering is the slow part of drawing, so each chip is made once."""
+    key = (text, colour)
+    chip = _chips.get(key)
+    if chip is None:
+        font = _label_font()
+        left, top, right, bottom = font.getbbox(text)
+        rgb = _rgb(colour)
+        chip = Image.new("RGB", (right - left + 6, bottom - min(top, 0) + 3), rgb)
+        ImageDraw.Draw(chip).text((3 - left, 1), text, fill=_text_colour_on(rgb), font=font)
+        if len(_chips) > 4096:  # labels are few (categories × order numbers); this is a safety valve
+            _chips.clear()
+        _chips[key] = chip
+    return chip
+
+
+def _dashed_rectangle(draw: ImageDraw.ImageDraw, xy: tuple[int, int, int, int], colour, width: int) -> None:
+    x0, y0, x1, y1 = xy
+    dash = 6
+    for x in range(x0, x1, dash * 2):
+        draw.line((x, y0, min(x + dash, x1), y0), fill=colour, width=width)
+        draw.line((x, y1, min(x + dash, x1), y1), fill=colour, width=width)
+    for y in range(y0, y1, dash * 2):
+        draw.line((x0, y, x0, min(y + dash, y1)), fill=colour, width=width)
+        draw.line((x1, y, x1, min(y + dash, y1)), fill=colour, width=width)
+
+
+def _pixel_rect(bbox: Sequence[float], zoom: float, size: tuple[int, int]) -> tuple[int, int, int, int] | None:
+    x0, y0, x1, y1 = bbox_to_pixels(bbox, zoom)
+    w, h = size
+    ix0, iy0 = max(0, math.floor(x0)), max(0, math.floor(y0))
+    ix1, iy1 = min(w - 1, math.ceil(x1)), min(h - 1, math.ceil(y1))
+    if ix1 < ix0 or iy1 < iy0:
+        return None  # wholly off the page
+    return ix0, iy0, ix1, iy1
+
+
+def _arrow_head(start: tuple[float, float], end: tuple[float, float], length: float) -> list[tuple[float, float]]:
+    angle = math.atan2(end[1] - start[1], end[0] - start[0])
+    spread = math.radians(25)
+    return [end,
+            (end[0] - length * math.cos(angle - spread), end[1] - length * math.sin(angle - spread)),
+            (end[0] - length * math.cos(angle + spread), end[1] - length * math.sin(angle + spread))]
+
+
+def draw_boxes(
+    image: Image.Image,
+    boxes: Iterable[Box | Sequence[Any]] = (),
+    lines: Iterable[Line | Sequence[Any]] = (),
+    *,
+    zoom: float,
+) -> Image.Image:
+    """Draw boxes (translucent fill, outline, label chip) and connector lines on a copy of `image`.
+
+    `image` is a page rendered at `zoom` (from `render_page_image`); boxes and line ends are in PDF
+    points. Boxes are drawn in the order given, so put the one that matters most last. The input
+    image is never changed (it is usually a cached base render).
+    """
+    zoom = _check_zoom(zoom)
+    out = image.convert("RGB") if image.mode != "RGB" else image.copy()
+    draw = ImageDraw.Draw(out, "RGBA")  # "RGBA" makes fills blend instead of overwrite
+    chips: list[tuple[Image.Image, tuple[int, int]]] = []
+    for raw in boxes:
+        box = as_box(raw)
+        rect = _pixel_rect(box.bbox, zoom, out.size)
+        if rect is None:
+            continue
+        rgb = _rgb(box.colour)
+        if box.fill_alpha > 0:
+            draw.rectangle(rect, fill=rgb + (box.fill_alpha,))
+        if box.dashed:
+            _dashed_rectangle(draw, rect, rgb + (255,), box.width)
+        else:
+            draw.rectangle(rect, outline=rgb + (255,), width=box.width)
+        if box.label:
+            chip = _label_chip(box.label, box.colour)
+            # Sit the chip just above the box when there is room, so it does not hide the first line.
+            y = rect[1] - chip.height if rect[1] >= chip.height else rect[1]
+            chips.append((chip, (rect[0], y)))
+    for raw in lines:
+        line = as_line(raw)
+        start = (points_to_pixels(line.start[0], zoom), points_to_pixels(line.start[1], zoom))
+        end = (points_to_pixels(line.end[0], zoom), points_to_pixels(line.end[1], zoom))
+        rgb = _rgb(line.colour) + (255,)
+        draw.line((start, end), fill=rgb, width=line.width)
+        if line.arrow and start != end:
+            draw.polygon(_arrow_head(start, end, 6 + 2 * line.width), fill=rgb)
+    for chip, position in chips:  # labels last, so no fill dims them
+        out.paste(chip, position)
+    return out
+
+
+def draw_overlays(
+    image: Image.Image,
+    elements: Iterable[Element],
+    zoom: float,
+    *,
+    visible: set[Category] | frozenset[Category] | None = None,
+    selected: str | None = None,
+    show_order: bool = False,
+    extra_boxes: Iterable[Box | Sequence[Any]] = (),
+    lines: Iterable[Line | Sequence[Any]] = (),
+) -> Image.Image:
+    """Elements in their category colours (only `visible` categories; None = all), the `selected`
+    element emphasised and always shown, then `extra_boxes` and `lines` on top."""
+    boxes = overlay_boxes(elements, visible=visible, selected=selected, show_order=show_order)
+    return draw_boxes(image, [*boxes, *extra_boxes], lines, zoom=zoom)
+
+
+# ---- hit testing ------------------------------------------------------------------------------
+def element_at(
+    elements: Iterable[Element],
+    x: float,
+    y: float,
+    *,
+    visible: set[Category] | frozenset[Category] | None = None,
+    tolerance: float = 0.0,
+) -> Element | None:
+    """The element under a point (PDF points). Nested boxes: the smallest wins (a caption inside a
+    figure, a check box inside a form row), because that is the one a click most likely meant."""
+    best: tuple[float, int, Element] | None = None
+    for e in elements:
+        if visible is not None and e.category not in visible:
+            continue
+        x0, y0, x1, y1 = e.bbox
+        if x0 - tolerance <= x <= x1 + tolerance and y0 - tolerance <= y <= y1 + tolerance:
+            key = ((x1 - x0) * (y1 - y0), -e.seq, e)
+            if best is None or key[:2] < best[:2]:
+                best = key
+    return best[2] if best else None
+
+
+# ---- rendering --------------------------------------------------------------------------------
+class _ByteLRU:
+    """LRU bounded by an approximate size in bytes; thread-safe (Streamlit serves sessions in threads)."""
+
+    def __init__(self, max_bytes: int, sizeof: Callable[[Any], int]):
+        self.max_bytes = max_bytes
+        self._sizeof = sizeof
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> Any | None:
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: Hashable, value: Any) -> None:
+        size = self._sizeof(value)
+        with self._lock:
+            if key in self._items:
+                self._bytes -= self._sizeof(self._items.pop(key))
+            self._items[key] = value
+            self._bytes += size
+            while self._bytes > self.max_bytes and len(self._items) > 1:
+                _, old = self._items.popitem(last=False)
+                self._bytes -= self._sizeof(old)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def _image_bytes(image: Image.Image) -> int:
+    return image.width * image.height * len(image.getbands())
+
+
+# ~20 A4 pages at zoom 1.5 (3.4 MB each): enough for paging back and forth, small next to the
+# 500 MB budget for a 300-page document.
+_base_images = _ByteLRU(64 * 1024 * 1024, _image_bytes)
+_views = _ByteLRU(32 * 1024 * 1024, len)
+_pdf_lock = threading.Lock()  # one MuPDF document must not be used from two threads at once
+_open_pdfs: OrderedDict[str, Any] = OrderedDict()
+_MAX_OPEN_PDFS = 4
+
+
+def _open_pdf(path: Path) -> Any:
+    """Open (or reuse) a stored PDF. Call with `_pdf_lock` held. Stored PDFs are content-addressed
+    and already decrypted by ingest, so the path alone identifies the bytes."""
+    import pymupdf  # local: importing core.render must not pay for MuPDF when only drawing
+
+    key = str(path)
+    doc = _open_pdfs.get(key)
+    if doc is None:
+        doc = pymupdf.open(key)
+        _open_pdfs[key] = doc
+        while len(_open_pdfs) > _MAX_OPEN_PDFS:
+            _, old = _open_pdfs.popitem(last=False)
+            old.close()
+    else:
+        _open_pdfs.move_to_end(key)
+    return doc
+
+
+def _render_pdf_page(path: Path, page_number: int, zoom: float) -> Image.Image:
+    import pymupdf
+
+    with _pdf_lock:
+        doc = _open_pdf(path)
+        if not 1 <= page_number <= doc.page_count:
+            raise IndexError(f"page {page_number} is outside 1..{doc.page_count} of {path.name}")
+        pix = doc[page_number - 1].get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
+        return Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
+
+
+def blank_page_image(width_pt: float, height_pt: float, zoom: float, notice: str = BLANK_NOTICE) -> Image.Image:
+    """A white page of the right size with a notice, for imported documents that have no PDF."""
+    image = Image.new("RGB", image_size(width_pt, height_pt, zoom), (255, 255, 255))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, image.width - 1, image.height - 1), outline=(200, 200, 200), width=1)
+    draw.text((12, 12), notice, fill=(120, 120, 120), font=_label_font())
+    return image
+
+
+def render_page_image(pdf_path: str | Path | None, page: Page | int, zoom: float) -> Image.Image:
+    """The page as a PIL image at `zoom` (cached; treat the result as read-only).
+
+    `pdf_path` None (an import without its PDF) needs a `Page` to know the size, and gives a blank
+    page with a notice, so overlays still show where the parser put things.
+    """
+    zoom = _check_zoom(zoom)
+    number = page.number if isinstance(page, Page) else int(page)
+    if pdf_path is None:
+        if not isinstance(page, Page):
+            raise ValueError("a document without a PDF needs its Page (for the size) to draw a blank page")
+        key: tuple = ("blank", page.width, page.height, zoom)
+    else:
+        key = (str(pdf_path), number, zoom)
+    image = _base_images.get(key)
+    if image is None:
+        if pdf_path is None:
+            image = blank_page_image(page.width, page.height, zoom)  # type: ignore[union-attr]
+        else:
+            image = _render_pdf_page(Path(pdf_path), number, zoom)
+        _base_images.put(key, image)
+    return image
+
+
+def encode_image(image: Image.Image, fmt: str = "PNG") -> bytes:
+    """PNG (lossless; compress level 1 because speed matters more than size on localhost) or JPEG."""
+    buffer = io.BytesIO()
+    if fmt.upper() == "PNG":
+        image.save(buffer, format="PNG", compress_level=1)
+    elif fmt.upper() in ("JPEG", "JPG"):
+        image.save(buffer, format="JPEG", quality=90)
+    else:
+        raise ValueError(f"image format must be PNG or JPEG, got {fmt!r}")
+    return buffer.getvalue()
+
+
+def render_page_png(pdf_path: str | Path, page_number: int, zoom: float) -> bytes:
+    """The plain page (no overlays) as PNG bytes."""
+    return encode_image(render_page_image(pdf_path, page_number, zoom))
+
+
+def _freeze_boxes(items: Iterable[Any]) -> tuple:
+    return tuple(as_box(b) for b in items)
+
+
+def _freeze_lines(items: Iterable[Any]) -> tuple:
+    return tuple(as_line(line) for line in items)
+
+
+def page_view_image(
+    pdf_path: str | Path | None,
+    page: Page,
+    zoom: float,
+    *,
+    elements: Iterable[Element] | None = None,
+    visible: set[Category] | frozenset[Category] | None = None,
+    selected: str | None = None,
+    show_order: bool = False,
+    extra_boxes: Iterable[Box | Sequence[Any]] = (),
+    lines: Iterable[Line | Sequence[Any]] = (),
+    fmt: str = "PNG",
+) -> bytes:
+    """The page with overlays, encoded; cached by everything that changes the picture.
+
+    `elements` defaults to the page's own elements. This is the one call a page view needs.
+    """
+    elements = tuple(page.elements if elements is None else elements)
+    boxes = tuple(overlay_boxes(elements, visible=visible, selected=selected, show_order=show_order))
+    extra, connectors = _freeze_boxes(extra_boxes), _freeze_lines(lines)
+    key = (str(pdf_path) if pdf_path else ("blank", page.width, page.height), page.number,
+           _check_zoom(zoom), boxes, extra, connectors, fmt.upper())
+    data = _views.get(key)
+    if data is None:
+        base = render_page_image(pdf_path, page, zoom)
+        data = encode_image(draw_boxes(base, [*boxes, *extra], connectors, zoom=zoom), fmt)
+        _views.put(key, data)
+    return data
+
+
+def clear_caches() -> None:
+    """Forget rendered pages and views (tests and benchmarks use this to measure cold renders)."""
+    _base_images.clear()
+    _views.clear()
+    with _pdf_lock:
+        while _open_pdfs:
+            _open_pdfs.popitem()[1].close()

@@ -1,0 +1,187 @@
+"""core.render: page images, overlays, hit testing and the points <-> pixels contract."""
+from __future__ import annotations
+
+import io
+
+import pymupdf
+import pytest
+from hypothesis import given, settings, strategies as st
+from PIL import Image
+
+from core.categories import Category
+from core.model import Element, Page
+from core.render import (
+    Box, Line, blank_page_image, clear_caches, draw_boxes, draw_overlays, element_at, image_size,
+    page_view_image, pixels_to_bbox, pixels_to_points, points_to_pixels, render_page_image,
+    render_page_png,
+)
+
+APP_ZOOMS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
+
+
+@pytest.fixture(scope="module")
+def pdf_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("render") / "two_pages.pdf"
+    doc = pymupdf.open()
+    for n in range(2):
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((72, 100), f"経費精算規程 page {n + 1}", fontname="japan", fontsize=14)
+    doc.save(path)
+    return path
+
+
+def element(seq: int, category: Category, bbox, page: int = 1) -> Element:
+    return Element(id=f"e{seq}", page=page, seq=seq, category=category, bbox=bbox, text=f"t{seq}", source="fast")
+
+
+def rgb_at(image: Image.Image, x_pt: float, y_pt: float, zoom: float) -> tuple[int, int, int]:
+    return image.getpixel((int(points_to_pixels(x_pt, zoom)), int(points_to_pixels(y_pt, zoom))))[:3]
+
+
+def hex_rgb(colour: str) -> tuple[int, int, int]:
+    return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def tinted_towards(pixel, colour: str) -> bool:
+    """A translucent fill over white moves every channel towards the colour."""
+    target = hex_rgb(colour)
+    return pixel != (255, 255, 255) and all(abs(p - t) <= abs(255 - t) for p, t in zip(pixel, target))
+
+
+# ---- points <-> pixels ------------------------------------------------------------------------
+stored_points = st.integers(min_value=-50_000, max_value=500_000).map(lambda n: n / 100)
+zooms = st.one_of(st.sampled_from(APP_ZOOMS), st.floats(min_value=0.25, max_value=4.0, allow_nan=False))
+
+
+@settings(max_examples=400, deadline=None)
+@given(stored_points, zooms)
+def test_stored_coordinates_round_trip_through_pixels_at_every_zoom(point, zoom):
+    assert pixels_to_points(points_to_pixels(point, zoom), zoom) == point
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(min_value=0, max_value=20_000), zooms)
+def test_whole_canvas_pixels_come_back_to_the_same_pixel(pixel, zoom):
+    assert round(points_to_pixels(pixels_to_points(pixel, zoom), zoom)) == pixel
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(stored_points, min_size=4, max_size=4), st.sampled_from(APP_ZOOMS))
+def test_a_box_dragged_in_any_direction_becomes_an_ordered_bbox(values, zoom):
+    pixels = [points_to_pixels(v, zoom) for v in values]
+    x0, y0, x1, y1 = pixels_to_bbox(pixels, zoom)
+    assert x0 <= x1 and y0 <= y1
+    assert sorted((x0, x1)) == sorted(values[0::2]) and sorted((y0, y1)) == sorted(values[1::2])
+
+
+def test_zoom_outside_the_supported_range_is_refused_with_the_value():
+    with pytest.raises(ValueError, match="0.0"):
+        points_to_pixels(10, 0.0)
+
+
+# ---- rendering ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("zoom", [0.75, 1.5, 2.0])
+def test_rendered_page_has_the_size_of_a_plain_pixmap(pdf_path, zoom):
+    clear_caches()
+    image = render_page_image(pdf_path, 1, zoom)
+    with pymupdf.open(pdf_path) as doc:
+        pix = doc[0].get_pixmap(matrix=pymupdf.Matrix(zoom, zoom))
+    assert image.size == (pix.width, pix.height) == image_size(595, 842, zoom)
+
+
+def test_the_same_page_and_zoom_is_rendered_once(pdf_path):
+    clear_caches()
+    assert render_page_image(pdf_path, 2, 1.0) is render_page_image(pdf_path, 2, 1.0)
+    assert render_page_image(pdf_path, 2, 1.0) is not render_page_image(pdf_path, 2, 1.5)
+
+
+def test_page_png_decodes_to_the_page(pdf_path):
+    image = Image.open(io.BytesIO(render_page_png(pdf_path, 1, 1.0)))
+    assert image.size == image_size(595, 842, 1.0)
+    assert image.convert("L").getextrema()[0] < 128  # the inserted text made some dark pixels
+
+
+def test_page_outside_the_document_says_which_pages_exist(pdf_path):
+    with pytest.raises(IndexError, match="1..2"):
+        render_page_image(pdf_path, 3, 1.0)
+
+
+def test_document_without_pdf_gets_a_blank_page_of_its_size_with_a_notice():
+    page = Page(number=1, width=300, height=200)
+    image = render_page_image(None, page, 2.0)
+    assert image.size == (600, 400)
+    assert image.convert("L").getextrema()[0] < 200  # the notice is drawn
+    assert blank_page_image(300, 200, 1.0).size == (300, 200)
+
+
+# ---- overlays -----------------------------------------------------------------------------------
+def test_overlay_tints_the_box_in_its_category_colour_and_nothing_outside(pdf_path):
+    base = render_page_image(pdf_path, 1, 1.5)
+    before = base.copy()
+    table = element(0, Category.TABLE, (100, 300, 400, 500))
+    out = draw_overlays(base, [table], 1.5)
+    assert tinted_towards(rgb_at(out, 250, 400, 1.5), Category.TABLE.colour)
+    assert rgb_at(out, 250, 700, 1.5) == (255, 255, 255)
+    assert list(base.getdata()) == list(before.getdata()), "the cached base image must not change"
+
+
+def test_hidden_categories_are_not_drawn_but_the_selected_element_always_is(pdf_path):
+    base = render_page_image(pdf_path, 1, 1.0)
+    table = element(0, Category.TABLE, (100, 300, 400, 500))
+    footnote = element(1, Category.FOOTNOTE, (100, 700, 400, 760))
+    out = draw_overlays(base, [table, footnote], 1.0, visible={Category.FOOTNOTE})
+    assert rgb_at(out, 250, 400, 1.0) == (255, 255, 255)
+    assert tinted_towards(rgb_at(out, 250, 730, 1.0), Category.FOOTNOTE.colour)
+    out = draw_overlays(base, [table, footnote], 1.0, visible=set(), selected="e0")
+    assert tinted_towards(rgb_at(out, 250, 400, 1.0), Category.TABLE.colour)
+    assert rgb_at(out, 250, 730, 1.0) == (255, 255, 255)
+
+
+def test_selected_element_is_drawn_more_strongly_than_the_others(pdf_path):
+    base = render_page_image(pdf_path, 1, 1.0)
+    table = element(0, Category.TABLE, (100, 300, 400, 500))
+    plain = rgb_at(draw_overlays(base, [table], 1.0), 250, 400, 1.0)
+    chosen = rgb_at(draw_overlays(base, [table], 1.0, selected="e0"), 250, 400, 1.0)
+    assert sum(chosen) < sum(plain) < 3 * 255
+
+
+def test_draw_boxes_takes_plain_tuples_and_draws_lines(pdf_path):
+    base = render_page_image(pdf_path, 1, 1.0)
+    out = draw_boxes(base, [((50, 600, 150, 650), "#ff0000", "key")],
+                     [((200, 200), (500, 200), "#0000ff")], zoom=1.0)
+    assert tinted_towards(rgb_at(out, 100, 630, 1.0), "#ff0000")
+    assert rgb_at(out, 350, 200, 1.0) == (0, 0, 255)
+    dashed = draw_boxes(base, [Box((50, 600, 150, 650), "#00ff00", fill_alpha=0, dashed=True)],
+                        [Line((0, 0), (10, 10), "#000000", arrow=False)], zoom=1.0)
+    assert rgb_at(dashed, 100, 630, 1.0) == (255, 255, 255)  # outline only: the inside stays clear
+
+
+def test_boxes_off_the_page_are_skipped_without_error(pdf_path):
+    base = render_page_image(pdf_path, 1, 1.0)
+    out = draw_boxes(base, [((2000, 2000, 2100, 2100), "#ff0000", "x")], zoom=1.0)
+    assert out.size == base.size
+
+
+def test_unchanged_view_is_served_from_cache_and_a_changed_one_is_not(pdf_path):
+    page = Page(number=1, width=595, height=842,
+                elements=(element(0, Category.TEXT, (72, 80, 300, 110)), element(1, Category.TITLE, (72, 40, 300, 70))))
+    first = page_view_image(pdf_path, page, 1.5)
+    assert page_view_image(pdf_path, page, 1.5) is first
+    assert page_view_image(pdf_path, page, 1.5, selected="e0") != first
+    assert page_view_image(pdf_path, page, 1.5, visible={Category.TEXT}) != first
+    assert Image.open(io.BytesIO(first)).size == image_size(595, 842, 1.5)
+
+
+# ---- hit testing --------------------------------------------------------------------------------
+def test_click_selects_the_smallest_element_under_it():
+    figure = element(0, Category.PICTURE, (50, 50, 500, 500))
+    caption = element(1, Category.CAPTION, (60, 450, 300, 480))
+    assert element_at([figure, caption], 100, 460) is caption
+    assert element_at([figure, caption], 100, 100) is figure
+    assert element_at([figure, caption], 600, 600) is None
+
+
+def test_click_ignores_hidden_categories():
+    figure = element(0, Category.PICTURE, (50, 50, 500, 500))
+    caption = element(1, Category.CAPTION, (60, 450, 300, 480))
+    assert element_at([figure, caption], 100, 460, visible={Category.PICTURE}) is figure
