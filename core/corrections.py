@@ -115,8 +115,14 @@ def apply_event(
 ) -> Document | None:
     """The Document after one event, or None when the event's element is not there."""
     kind = event.get("kind")
+    if kind in FORM_KINDS:
+        # carried on the Document (meta "form_events") for core/forms.py to apply, so chunks and
+        # every export built from the corrected Document see pairs and redactions too
+        from core.model import freeze_attrs
+        carried = dict(doc.meta).get("form_events", ()) + (freeze_attrs({**event, "id": event_id}),)
+        return replace(doc, meta=freeze_attrs({**dict(doc.meta), "form_events": carried}))
     if kind not in ELEMENT_KINDS:
-        return doc  # form, review and unknown kinds do not change elements
+        return doc  # review and unknown kinds do not change elements
     if kind == "add_element":
         return _add_element(doc, event, event_id, read_text)
     index = doc.element_index()
