@@ -1,0 +1,426 @@
+"""Chunks from evidence: sections and reading order, a size limit, splits only at sentence ends.
+
+    build_chunks(doc, policy, fields=None) -> tuple[Chunk, ...]     pure, deterministic ids
+    naive_chunks(doc) -> tuple[Chunk, ...]                          seed 002's baseline
+    chunks_for(ws, doc_id, policy) -> tuple[Chunk, ...]             the corrected Document's chunks,
+                                                                    cached by (doc, log head, policy)
+
+Per-page evidence (core/evidence.py) is cached by the page's own content and context, so after a
+correction on page P only P's evidence is rebuilt; the section/size assembly that follows is a
+linear pass over ready blocks. Every chunk records start/end page, its section path and a
+`source_record_refs` entry (with bbox) for every element that contributed to its text.
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from core.categories import Category
+from core.evidence import (
+    HEADINGS,
+    ATOMIC, FLOW, GROUP, HEADING, NOTE, REFONLY, TABLE, Block, PageContext, PageEvidence, Piece,
+    build_page_evidence, page_contexts,
+)
+from core.model import Chunk, Document, Element, SourceRef, freeze_attrs
+from core.naive import naive_chunks
+from core.policy import Action, Policy, load_policy
+
+__all__ = ["build_chunks", "naive_chunks", "chunks_for", "document_evidence", "clear_cache"]
+
+
+# ---- per-page evidence cache --------------------------------------------------------------------
+class _LRU:
+    def __init__(self, size: int):
+        self._data: OrderedDict[Any, Any] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+        self.misses = 0  # how many values had to be computed: lets tests and bench see reuse
+
+    def get(self, key: Any, make) -> Any:
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                return self._data[key]
+        value = make()
+        with self._lock:
+            self.misses += 1
+            self._data[key] = value
+            while len(self._data) > self._size:
+                self._data.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self.misses = 0
+
+
+_PAGE_EVIDENCE = _LRU(20000)
+_CHUNKS = _LRU(64)
+
+
+def document_evidence(doc: Document, policy: Policy, skip: Iterable[str] = ()) -> tuple[PageEvidence, ...]:
+    """Every page's evidence; a page whose elements and context are unchanged is not rebuilt."""
+    contexts = page_contexts(doc, policy, skip)
+    return tuple(
+        _PAGE_EVIDENCE.get((policy.fingerprint, page, contexts[page.number]),
+                           lambda page=page: build_page_evidence(page, policy, contexts[page.number]))
+        for page in doc.pages
+    )
+
+
+def clear_cache() -> None:
+    _PAGE_EVIDENCE.clear()
+    _CHUNKS.clear()
+
+
+def cache_stats() -> dict[str, int]:
+    return {"page_evidence_built": _PAGE_EVIDENCE.misses, "chunk_sets_built": _CHUNKS.misses}
+
+
+# ---- assembly -----------------------------------------------------------------------------------
+@dataclass
+class _Draft:
+    kind: str  # flow | atomic | table
+    section_path: tuple[str, ...]
+    pieces: list[Piece] = field(default_factory=list)
+    refonly: list[Element] = field(default_factory=list)
+    extras: dict[str, Any] = field(default_factory=dict)
+    prefix: str = ""
+    side: str | None = None
+    body_chars: int = 0  # characters of non-heading text: a draft of headings alone never flushes
+
+    @property
+    def chars(self) -> int:
+        return sum(len(p.text) + 1 for p in self.pieces)
+
+    def text(self) -> str:
+        out = ""
+        for p in self.pieces:
+            if not p.text:
+                continue
+            out += p.text if (p.joins_previous or not out) else "\n" + p.text
+        return (self.prefix + out).strip()
+
+
+class _Assembler:
+    def __init__(self, doc: Document, policy: Policy):
+        self.doc, self.policy = doc, policy
+        self.drafts: list[_Draft] = []
+        self.cur: _Draft | None = None
+        self.stack: list[tuple[int, str, str]] = []  # (level, title, heading id) of the open sections
+        self.pending_refs: list[Element] = []
+        self.pending_notes: list[Piece] = []
+        self.continued = False  # the current section already produced a flow chunk
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        return tuple(title for _, title, _ in self.stack)
+
+    def run(self, evidence: Sequence[PageEvidence]) -> list[_Draft]:
+        for ev in evidence:
+            for block in ev.blocks:
+                self.add(block)
+        self.flush()
+        if self.pending_refs and self.drafts:
+            self.drafts[-1].refonly.extend(self.pending_refs)
+        if self.pending_notes:  # a document of footnotes only: they still reach a chunk
+            self.drafts.append(_Draft(FLOW, self.path, pieces=list(self.pending_notes)))
+        return self.drafts
+
+    def add(self, block: Block) -> None:
+        if self.cur is not None and block.side != self.cur.side and block.kind in (FLOW, GROUP, HEADING):
+            self.flush()  # the two halves of a spread are different printed pages
+        handler = {HEADING: self.heading, FLOW: self.flow, GROUP: self.group, ATOMIC: self.atomic,
+                   TABLE: self.table, REFONLY: self.refonly, NOTE: self.note}[block.kind]
+        handler(block)
+
+    def heading(self, block: Block) -> None:
+        headings_only = self.cur is not None and not self.cur.body_chars
+        small = self.cur is not None and self.cur.chars < self.policy.combine_under_chars
+        if not (headings_only or small):
+            self.flush()
+            self.continued = False
+        level = block.level
+        if level is None:  # unnumbered: a sibling of the heading before it, else a chapter
+            level = self.stack[-1][0] if self.stack and self.stack[-1][0] > 0 else 2
+        while self.stack and self.stack[-1][0] >= level:
+            self.stack.pop()
+        if block.heading:
+            self.stack.append((level, block.heading, block.pieces[0].elements[0].id if block.pieces else ""))
+        if headings_only:
+            # held headings whose section ended without body text (e.g. 参考文献, its entries kept
+            # as metadata) would mislabel the next section's chunk: drop their words
+            open_ids = {h for _, _, h in self.stack}
+            self.cur.pieces = [p for p in self.cur.pieces
+                               if not any(e.category in HEADINGS and e.id not in open_ids for e in p.elements)]
+            self.cur.section_path = self.path
+        if block.pieces:
+            self._open(block.side)
+            self.cur.pieces.extend(block.pieces)
+
+    def flow(self, block: Block) -> None:
+        for piece in block.pieces:
+            self._add_piece(piece, block.side)
+        self._merge_extras(block)
+
+    def group(self, block: Block) -> None:
+        # a procedure stays whole when it fits a chunk: start a fresh one rather than cut it
+        if (self.cur is not None and self.cur.body_chars and self.cur.chars + block.size > self.policy.max_chars
+                and block.size <= self.policy.max_chars):
+            self.flush()
+        self.flow(block)
+
+    def _add_piece(self, piece: Piece, side: str | None) -> None:
+        if (self.cur is not None and self.cur.body_chars
+                and self.cur.chars + len(piece.text) + 1 > self.policy.max_chars):
+            self.flush()
+            self.continued = True
+        self._open(side)
+        self.cur.pieces.append(piece)
+        self.cur.body_chars += len(piece.text)
+
+    def _open(self, side: str | None) -> None:
+        if self.cur is None:
+            self.cur = _Draft(FLOW, self.path, side=side)
+            if self.continued and self.policy.section_path_prefix and self.path:
+                self.cur.prefix = " > ".join(self.path) + "\n"
+            if self.pending_refs:
+                self.cur.refonly.extend(self.pending_refs)
+                self.pending_refs = []
+            if self.pending_notes:
+                self.cur.pieces.extend(self.pending_notes)
+                self.pending_notes = []
+
+    def atomic(self, block: Block) -> None:
+        self.flush()
+        draft = _Draft(ATOMIC, self.path, pieces=list(block.pieces), side=block.side)
+        if block.label_section and self.path:
+            draft.prefix = "関連見出し: " + " > ".join(self.path) + "\n"
+        draft.extras.update(dict(block.extras))
+        self._emit(draft)
+
+    def table(self, block: Block) -> None:
+        self.flush()
+        head, tail = list(block.head), list(block.tail)
+        fixed = sum(len(p.text) + 1 for p in head + tail)
+        parts: list[list[Piece]] = [[]]
+        size = fixed
+        for row in block.pieces:
+            if parts[-1] and size + len(row.text) + 1 > self.policy.max_chars:
+                parts.append([])
+                size = fixed
+            parts[-1].append(row)
+            size += len(row.text) + 1
+        for i, rows in enumerate(parts, start=1):
+            draft = _Draft(TABLE, self.path, pieces=head + rows + tail, side=block.side)
+            draft.extras.update(dict(block.extras))
+            if len(parts) > 1:
+                draft.extras["table_part"] = f"{i}/{len(parts)}"
+            self._emit(draft)
+
+    def refonly(self, block: Block) -> None:
+        elements = [e for p in block.pieces for e in p.elements]
+        if self.cur is not None:
+            self.cur.refonly.extend(elements)
+            self._merge_extras(block)
+        elif self.drafts and self.drafts[-1].kind == FLOW and self.drafts[-1].section_path == self.path:
+            self.drafts[-1].refonly.extend(elements)
+            self.drafts[-1].extras.update(dict(block.extras))
+        else:
+            self.pending_refs.extend(elements)
+
+    def note(self, block: Block) -> None:
+        """A footnote whose page has no body: it joins the chunk before it, whatever its size."""
+        target = self.cur or next((d for d in reversed(self.drafts) if d.kind in (FLOW, TABLE, ATOMIC)), None)
+        if target is None:
+            self.pending_notes.extend(block.pieces)
+        else:
+            target.pieces.extend(block.pieces)
+
+    def _merge_extras(self, block: Block) -> None:
+        for key, value in block.extras:
+            if key == "image_ref":
+                self.cur.extras.setdefault("image_refs", []).append(value)
+            else:
+                self.cur.extras.setdefault(key, value)
+
+    def flush(self) -> None:
+        if self.cur is not None:
+            if self.cur.pieces and any(p.text for p in self.cur.pieces):
+                self._emit(self.cur)
+            else:
+                self.pending_refs.extend(self.cur.refonly)
+            self.cur = None
+
+    def _emit(self, draft: _Draft) -> None:
+        self.drafts.append(draft)
+
+
+# ---- drafts -> Chunk ----------------------------------------------------------------------------
+def _finish(doc: Document, policy: Policy, drafts: Sequence[_Draft],
+            evidence: Sequence[PageEvidence]) -> list[Chunk]:
+    by_page = {ev.page: ev for ev in evidence}
+    chunks: list[Chunk] = []
+    seen_ids: set[str] = set()
+    for draft in drafts:
+        elements: dict[str, Element] = {}
+        for piece in draft.pieces:
+            for e in piece.elements:
+                elements.setdefault(e.id, e)
+        for e in draft.refonly:
+            elements.setdefault(e.id, e)
+        if not elements:
+            continue
+        text = draft.text()
+        pages = [e.page for e in elements.values()]
+        start, end = min(pages), max(pages)
+        refs = tuple(SourceRef(e.id, e.page, e.bbox, e.category) for e in elements.values())
+        extras = dict(draft.extras)
+        extras.update(_page_metadata(by_page, start, end))
+        captions = [e.id for e in elements.values() if e.category is Category.CAPTION]
+        footnotes = [e.id for e in elements.values() if e.category is Category.FOOTNOTE]
+        if captions:
+            extras["captions"] = captions
+        if footnotes:
+            extras["footnotes"] = footnotes
+        extras.update(_side_and_labels(doc, elements.values(), start, end))
+        chunk_id = _chunk_id(doc.doc_id, policy.name, refs, text, seen_ids)
+        chunks.append(Chunk(
+            id=chunk_id, text=text, doc_id=doc.doc_id, source=doc.source, start_page=start, end_page=end,
+            section_path=draft.section_path,
+            source_categories=tuple(dict.fromkeys(e.category for e in elements.values())),
+            atomic=draft.kind in (ATOMIC, TABLE), refs=refs, policy=policy.name,
+            extra=freeze_attrs(extras),
+        ))
+    return chunks
+
+
+def _page_metadata(by_page: dict[int, PageEvidence], start: int, end: int) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for number in range(start, end + 1):
+        ev = by_page.get(number)
+        if ev is None:
+            continue
+        for key, values in ev.metadata:
+            bucket = out.setdefault(key, [])
+            bucket.extend(v for v in values if v not in bucket)
+    return out
+
+
+def _side_and_labels(doc: Document, elements: Iterable[Element], start: int, end: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    elements = list(elements)
+    sides = sorted({e.attr("side") for e in elements if e.attr("side")})
+    if sides:
+        out["side"] = sides[0] if len(sides) == 1 else sides
+    labels = list(dict.fromkeys(e.attr("page_label") for e in elements if e.attr("page_label")))
+    if not labels:
+        labels = [doc.page(n).label for n in range(start, end + 1) if doc.page(n).label]
+    if labels:
+        out["page_labels"] = labels
+    return out
+
+
+def _chunk_id(doc_id: str, policy_name: str, refs: Sequence[SourceRef], text: str, seen: set[str]) -> str:
+    key = "|".join([policy_name, *(r.record_id for r in refs), text])
+    base = f"{doc_id[:8]}-c{hashlib.sha1(key.encode('utf-8')).hexdigest()[:12]}"
+    chunk_id, n = base, 1
+    while chunk_id in seen:  # the same text from the same boxes twice (a table part repeated)
+        n += 1
+        chunk_id = f"{base}-{n}"
+    seen.add(chunk_id)
+    return chunk_id
+
+
+# ---- forms --------------------------------------------------------------------------------------
+def _forms_module():
+    """core.forms when it provides form chunks (it is another engineer's module)."""
+    try:
+        from core import forms
+    except ImportError:
+        return None
+    return forms if hasattr(forms, "form_chunks") and hasattr(forms, "extract_fields") else None
+
+
+def _form_element_ids(doc: Document, fields: Sequence[Any]) -> set[str]:
+    """Elements the form chunks speak for: every form field / selection mark, plus each field's
+    key and value elements (a flattened form's value is a plain text element: it must not reach
+    a text chunk, where a redaction would not apply)."""
+    ids = {e.id for e in doc.elements() if e.category in (Category.FORM_FIELD, Category.SELECTION_MARK)}
+    for f in fields:
+        for name in ("source_ids", "element_ids", "source_element_ids"):
+            ids.update(getattr(f, name, None) or ())
+        for name in ("key_id", "value_id", "mark_id", "key_element", "value_element"):
+            value = getattr(f, name, None)
+            if isinstance(value, str):
+                ids.add(value)
+    return ids
+
+
+# ---- public entry points ------------------------------------------------------------------------
+def build_chunks(doc: Document, policy: Policy | str, *, fields: Sequence[Any] | None = None) -> tuple[Chunk, ...]:
+    """The chunks of a (corrected) Document under a policy. Pure and deterministic."""
+    policy = load_policy(policy)
+    if policy.mode == "naive":
+        return naive_chunks(doc, size=policy.naive_chunk_size, overlap=policy.naive_overlap, policy_name=policy.name)
+    forms = _forms_module()
+    form_chunks: list[Chunk] = []
+    skip: set[str] = set()
+    if forms is not None and policy.action(Category.FORM_FIELD) is not Action.EXCLUDE:
+        if fields is None:
+            fields = forms.extract_fields(doc)
+        form_chunks = list(forms.form_chunks(doc, fields, policy))
+        skip = _form_element_ids(doc, fields)
+    evidence = document_evidence(doc, policy, skip)
+    drafts = _Assembler(doc, policy).run(evidence)
+    chunks = _finish(doc, policy, drafts, evidence)
+    if form_chunks:
+        chunks = _interleave(doc, chunks, form_chunks)
+    return tuple(chunks)
+
+
+def _interleave(doc: Document, chunks: list[Chunk], form_chunks: list[Chunk]) -> list[Chunk]:
+    """Form chunks take their place in reading order (page, then position of their first box)."""
+    seq = {e.id: (e.page, e.seq) for e in doc.elements()}
+
+    def position(c: Chunk) -> tuple[int, int]:
+        return min((seq[r.record_id] for r in c.refs if r.record_id in seq), default=(c.start_page, 10**6))
+    ordered = sorted(enumerate(chunks + form_chunks), key=lambda ic: (position(ic[1]), ic[0]))
+    return [c for _, c in ordered]
+
+
+def chunks_for(ws, doc_id: str, policy: Policy | str = "default") -> tuple[Chunk, ...]:
+    """The corrected Document's chunks, cached by (document version, log head, policy fingerprint)."""
+    from core.corrections import corrected_document
+
+    policy = load_policy(policy)
+    record = ws.document(doc_id)
+    key = (str(Path(ws.root).resolve()), doc_id, record.engine, record.updated_at, ws.head(doc_id),
+           policy.fingerprint)
+
+    def build() -> tuple[Chunk, ...]:
+        doc = corrected_document(ws, doc_id)
+        fields = None
+        forms = _forms_module()
+        if forms is not None and policy.mode != "naive":
+            fields = forms.extract_fields(doc, events=ws.events(doc_id))
+        return build_chunks(doc, policy, fields=fields)
+    return _CHUNKS.get(key, build)
+
+
+def evidence_for(ws, doc_id: str, policy: Policy | str = "default") -> tuple[PageEvidence, ...]:
+    """The corrected Document's page evidence (attachments, furniture) for pages and reports."""
+    from core.corrections import corrected_document
+
+    policy = load_policy(policy)
+    doc = corrected_document(ws, doc_id)
+    skip: set[str] = set()
+    forms = _forms_module()
+    if forms is not None and policy.mode != "naive":
+        skip = _form_element_ids(doc, forms.extract_fields(doc, events=ws.events(doc_id)))
+    return document_evidence(doc, policy, skip)
