@@ -341,25 +341,31 @@ def _chunk_id(doc_id: str, policy_name: str, refs: Sequence[SourceRef], text: st
 def _forms_module():
     """core.forms when it provides form chunks (it is another engineer's module)."""
     try:
-        from core import forms
-    except ImportError:
-        return None
+        import core.forms as forms
+    except ModuleNotFoundError as err:
+        if err.name == "core.forms":
+            return None  # not written yet: form elements flow as plain text
+        raise  # a broken core.forms must not silently let form values into text chunks
     return forms if hasattr(forms, "form_chunks") and hasattr(forms, "extract_fields") else None
 
 
 def _form_element_ids(doc: Document, fields: Sequence[Any]) -> set[str]:
     """Elements the form chunks speak for: every form field / selection mark, plus each field's
     key and value elements (a flattened form's value is a plain text element: it must not reach
-    a text chunk, where a redaction would not apply)."""
+    a text chunk, where its redaction would not apply)."""
     ids = {e.id for e in doc.elements() if e.category in (Category.FORM_FIELD, Category.SELECTION_MARK)}
     for f in fields:
-        for name in ("source_ids", "element_ids", "source_element_ids"):
-            ids.update(getattr(f, name, None) or ())
-        for name in ("key_id", "value_id", "mark_id", "key_element", "value_element"):
-            value = getattr(f, name, None)
-            if isinstance(value, str):
-                ids.add(value)
+        ids.update(getattr(f, "source_element_ids", None) or ())
+        for ref in (getattr(f, "key_ref", None), getattr(f, "value_ref", None)):
+            if isinstance(ref, str) and ref:
+                ids.add(ref.split(":")[0])  # "<element id>:<line>" names a line of that element
     return ids
+
+
+def _form_fields(forms, doc: Document, policy: Policy) -> tuple[Any, ...]:
+    # the corrected Document carries its form events (pair, set_value, redact…) in its meta
+    from core.redaction import rules_from_policy
+    return tuple(forms.extract_fields(doc, rules=rules_from_policy(policy)))
 
 
 # ---- public entry points ------------------------------------------------------------------------
@@ -373,7 +379,7 @@ def build_chunks(doc: Document, policy: Policy | str, *, fields: Sequence[Any] |
     skip: set[str] = set()
     if forms is not None and policy.action(Category.FORM_FIELD) is not Action.EXCLUDE:
         if fields is None:
-            fields = forms.extract_fields(doc)
+            fields = _form_fields(forms, doc, policy)
         form_chunks = list(forms.form_chunks(doc, fields, policy))
         skip = _form_element_ids(doc, fields)
     evidence = document_evidence(doc, policy, skip)
@@ -404,12 +410,7 @@ def chunks_for(ws, doc_id: str, policy: Policy | str = "default") -> tuple[Chunk
            policy.fingerprint)
 
     def build() -> tuple[Chunk, ...]:
-        doc = corrected_document(ws, doc_id)
-        fields = None
-        forms = _forms_module()
-        if forms is not None and policy.mode != "naive":
-            fields = forms.extract_fields(doc, events=ws.events(doc_id))
-        return build_chunks(doc, policy, fields=fields)
+        return build_chunks(corrected_document(ws, doc_id), policy)
     return _CHUNKS.get(key, build)
 
 
@@ -421,6 +422,6 @@ def evidence_for(ws, doc_id: str, policy: Policy | str = "default") -> tuple[Pag
     doc = corrected_document(ws, doc_id)
     skip: set[str] = set()
     forms = _forms_module()
-    if forms is not None and policy.mode != "naive":
-        skip = _form_element_ids(doc, forms.extract_fields(doc, events=ws.events(doc_id)))
+    if forms is not None and policy.action(Category.FORM_FIELD) is not Action.EXCLUDE:
+        skip = _form_element_ids(doc, _form_fields(forms, doc, policy))
     return document_evidence(doc, policy, skip)

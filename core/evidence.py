@@ -32,7 +32,7 @@ from core.categories import Category
 from core.geometry import distance
 from core.model import Document, Element, Page
 from core.policy import Action, Policy
-from core.text import digits_masked, nfkc, normalise
+from core.text import digits_masked, join_lines, nfkc, normalise
 
 C = Category
 HEADINGS = (C.TITLE, C.SECTION_HEADER)
@@ -363,9 +363,11 @@ class _PageBuilder:
         self.glued: dict[str, list[Element]] = defaultdict(list)  # target id -> attached sources
         self.notes: list[Element] = []  # footnotes with no body on this page: glued to the chunk before
         self.flow: list[Element] = []  # body elements in reading order (incl. sources left in the flow)
+        self.continued: dict[str, list[Element]] = {}  # caption/footnote id -> its wrapped lines
 
     def build(self) -> PageEvidence:
         sources = self._sort_elements()
+        self._find_continuations(sources)
         self._attach(sources)
         blocks = self._blocks()
         return PageEvidence(
@@ -409,6 +411,28 @@ class _PageBuilder:
             self.flow.append(e)
         else:
             self.metadata[metadata_key(e.category)].append(e.text.strip())
+
+    def _find_continuations(self, sources: list[Element]) -> None:
+        """A caption's or footnote's wrapped second line, read as a separate text block (line-level
+        engines do this), belongs to it: the next element, just below, starting at its left edge."""
+        order = [e for e in self.elements if e.category is not C.DECORATIVE]
+        position = {e.id: i for i, e in enumerate(order)}
+        for src in sources:
+            if src.id not in position:
+                continue
+            lines, last = [], src
+            for e in order[position[src.id] + 1:]:
+                if e.category is not C.TEXT or e not in self.flow or not _continues(last, e):
+                    break
+                lines.append(e)
+                last = e
+            if lines:
+                self.continued[src.id] = lines
+                self.flow = [e for e in self.flow if e not in lines]
+
+    def _source_piece(self, src: Element) -> Piece:
+        lines = self.continued.get(src.id, [])
+        return Piece(join_lines([src.text] + [e.text for e in lines]), (src, *lines))
 
     # attachment ---------------------------------------------------------------------------
     def _attach(self, sources: list[Element]) -> None:
@@ -465,7 +489,14 @@ class _PageBuilder:
         i = 0
         while i < len(self.flow):
             e = self.flow[i]
-            if e.category is C.LIST_ITEM and self._groups_lists() and self._is_body(e):
+            if e.category is C.PICTURE and self.policy.action(C.PICTURE) is Action.ATOMIC_CHUNK:
+                run = [e]
+                while (i + 1 < len(self.flow) and self.flow[i + 1].category is C.PICTURE
+                       and self.flow[i + 1].attr("side") == e.attr("side")):
+                    i += 1
+                    run.append(self.flow[i])
+                blocks.append(self._picture(run, i - len(run) + 1))
+            elif e.category is C.LIST_ITEM and self._groups_lists() and self._is_body(e):
                 run = [e]
                 while (i + 1 < len(self.flow) and self.flow[i + 1].category is C.LIST_ITEM
                        and self.flow[i + 1].attr("side") == e.attr("side")):
@@ -477,7 +508,7 @@ class _PageBuilder:
                 if block is not None:
                     blocks.append(block)
             i += 1
-        blocks.extend(Block(NOTE, self.page.number, n.seq, (Piece(n.text.strip(), (n,)),), side=n.attr("side"))
+        blocks.extend(Block(NOTE, self.page.number, n.seq, (self._source_piece(n),), side=n.attr("side"))
                       for n in self.notes)
         return blocks
 
@@ -499,10 +530,10 @@ class _PageBuilder:
             action = Action.CHUNK  # core.forms did not take them: plain text, so nothing is lost
         if action is Action.ATOMIC_CHUNK and e.category is C.TABLE:
             return self._table(e)
-        if action is Action.ATOMIC_CHUNK and e.category is C.PICTURE:
-            return self._picture(e, index)
         if action is Action.ATOMIC_CHUNK:
             return self._atomic(e, index)
+        if e.id in self.continued:
+            return Block(FLOW, e.page, e.seq, (self._source_piece(e),), side=side)
         text = self._text_of(e)
         if not text.strip() and not self.glued.get(e.id):
             return Block(REFONLY, e.page, e.seq, (Piece("", (e,)),), side=side) if e.category is C.PICTURE else None
@@ -523,22 +554,23 @@ class _PageBuilder:
         its marker (so a split never separates them), else after the target's last sentence."""
         pieces = list(pieces)
         for src in self.glued.get(target.id, ()):
+            glue = self._source_piece(src)
             if src.category is C.FOOTNOTE:
                 pattern = footnote_marker(src.text)
                 at = len(pieces) - 1
                 if pattern is not None:
                     at = next((k for k, p in enumerate(pieces) if marker_position(pattern, p.text) is not None), at)
                 if at < 0:
-                    pieces.append(Piece(src.text.strip(), (src,)))
+                    pieces.append(glue)
                 else:
                     p = pieces[at]
-                    pieces[at] = Piece(p.text + "\n" + src.text.strip(), p.elements + (src,), p.joins_previous)
+                    pieces[at] = Piece(p.text + "\n" + glue.text, p.elements + glue.elements, p.joins_previous)
             else:
                 if pieces:
                     p = pieces[0]
-                    pieces[0] = Piece(src.text.strip() + "\n" + p.text, (src,) + p.elements, p.joins_previous)
+                    pieces[0] = Piece(glue.text + "\n" + p.text, glue.elements + p.elements, p.joins_previous)
                 else:
-                    pieces.append(Piece(src.text.strip(), (src,)))
+                    pieces.append(glue)
         return pieces
 
     def _group(self, items: list[Element]) -> Block:
@@ -551,8 +583,8 @@ class _PageBuilder:
     def _table(self, e: Element) -> Block:
         rows = table_rows(e)
         glued = self.glued.get(e.id, [])
-        captions = [Piece(s.text.strip(), (s,)) for s in glued if s.category is not C.FOOTNOTE]
-        notes = [Piece(s.text.strip(), (s,)) for s in glued if s.category is C.FOOTNOTE]
+        captions = [self._source_piece(s) for s in glued if s.category is not C.FOOTNOTE]
+        notes = [self._source_piece(s) for s in glued if s.category is C.FOOTNOTE]
         if not rows:
             rows = [""]
         repeat = bool(self.policy.param(C.TABLE, "repeat_header")) and len(rows) > 1
@@ -561,23 +593,30 @@ class _PageBuilder:
         return Block(TABLE, e.page, e.seq, tuple(body), head=tuple(captions + header), tail=tuple(notes),
                      side=e.attr("side"), extras=_element_extras(e))
 
-    def _picture(self, e: Element, index: int) -> Block:
-        glued = self.glued.get(e.id, [])
-        parts = [Piece(s.text.strip(), (s,)) for s in glued if s.category is not C.FOOTNOTE]
-        if e.text.strip():
-            parts.append(Piece(e.text.strip(), (e,)))
-        parts += [Piece(s.text.strip(), (s,)) for s in glued if s.category is C.FOOTNOTE]
-        extras = list(_element_extras(e))
+    def _picture(self, run: list[Element], index: int) -> Block:
+        """One figure, possibly drawn as several image boxes side by side: captions, the text
+        inside the pictures, then footnotes; the text around it is kept as `nearby_text`."""
+        glued = [s for e in run for s in self.glued.get(e.id, [])]
+        parts = [self._source_piece(s) for s in glued if s.category is not C.FOOTNOTE]
+        parts += [Piece(e.text.strip(), (e,)) for e in run if e.text.strip()]
+        parts += [self._source_piece(s) for s in glued if s.category is C.FOOTNOTE]
+        extras: list[tuple[str, Any]] = []
+        refs = [r for e in run for r in _element_extras(e)]
+        if refs:
+            extras.append(("image_ref", refs[0][1] if len(refs) == 1 else tuple(v for _, v in refs)))
         nearby = int(self.policy.param(C.PICTURE, "nearby_chars") or 0)
         if nearby:
-            before, after = self._neighbour_text(index, -1), self._neighbour_text(index, +1)
+            before = self._neighbour_text(index, -1)
+            after = self._neighbour_text(index + len(run) - 1, +1)
             if before or after:
                 extras.append(("nearby_text", (("after", after[:nearby]), ("before", before[-nearby:]))))
-        if not parts:  # a bare image: its box goes with the text around it
-            return Block(REFONLY, e.page, e.seq, (Piece("", (e,)),), side=e.attr("side"), extras=tuple(extras))
-        if not any(p.elements == (e,) for p in parts):
-            parts[0] = Piece(parts[0].text, (e,) + parts[0].elements)
-        return Block(ATOMIC, e.page, e.seq, tuple(parts), side=e.attr("side"), extras=tuple(extras))
+        bare = tuple(e for e in run if not e.text.strip())
+        if not parts:  # bare images: their boxes go with the text around them
+            return Block(REFONLY, run[0].page, run[0].seq, (Piece("", bare),), side=run[0].attr("side"),
+                         extras=tuple(extras))
+        if bare:
+            parts[0] = Piece(parts[0].text, bare + parts[0].elements)
+        return Block(ATOMIC, run[0].page, run[0].seq, tuple(parts), side=run[0].attr("side"), extras=tuple(extras))
 
     def _atomic(self, e: Element, index: int) -> Block:
         extras = list(_element_extras(e))
@@ -602,6 +641,14 @@ class _PageBuilder:
                 return ""
             j += step
         return ""
+
+
+def _continues(above: Element, below: Element) -> bool:
+    """`below` is the next wrapped line of `above`: no paragraph gap, same left edge or a hanging indent."""
+    lines = max(1, above.text.count("\n") + 1)
+    line_height = (above.bbox[3] - above.bbox[1]) / lines
+    gap = below.bbox[1] - above.bbox[3]
+    return -0.5 * line_height <= gap <= 0.6 * line_height and above.bbox[0] - 2 <= below.bbox[0] <= above.bbox[0] + 24
 
 
 def _element_extras(e: Element) -> tuple[tuple[str, Any], ...]:

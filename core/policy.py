@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -107,6 +108,7 @@ class Policy:
     form_query_phrasings: bool = True  # forms: add "X を選択" / "X が空欄"-style phrasings to text
     naive_chunk_size: int = 2048  # naive mode: seed 002's RecursiveCharacterTextSplitter size
     naive_overlap: int = 300  # naive mode: its overlap
+    sensitive_key_patterns: tuple[str, ...] | None = None  # forms: redacted keys (None = core.redaction's list)
     description: str = ""
     fingerprint: str = field(default="", compare=False)
 
@@ -133,6 +135,7 @@ class Policy:
             "section_path_prefix": self.section_path_prefix,
             "form_query_phrasings": self.form_query_phrasings,
             "naive_chunk_size": self.naive_chunk_size, "naive_overlap": self.naive_overlap,
+            "sensitive_key_patterns": None if self.sensitive_key_patterns is None else list(self.sensitive_key_patterns),
             "categories": {c.value: p.to_dict() for c, p in self.categories},
         }
 
@@ -182,6 +185,7 @@ _TOP_LEVEL = {
     "name": str, "description": str, "extends": str, "mode": str, "max_chars": int,
     "combine_under_chars": int, "sentence_ends": str, "section_path_prefix": bool,
     "form_query_phrasings": bool, "naive_chunk_size": int, "naive_overlap": int, "categories": dict,
+    "sensitive_key_patterns": list,
 }
 
 
@@ -232,9 +236,23 @@ def policy_from_mapping(data: Mapping[str, Any], default_name: str = "custom") -
     if settings.get("naive_overlap", base.naive_overlap) >= size:
         raise PolicyError(f"naive_overlap = {settings.get('naive_overlap', base.naive_overlap)!r}: "
                           f"must be smaller than naive_chunk_size ({size})")
+    if "sensitive_key_patterns" in settings:
+        settings["sensitive_key_patterns"] = _patterns(settings["sensitive_key_patterns"])
     if "sentence_ends" in settings and not settings["sentence_ends"]:
         raise PolicyError("sentence_ends = '': give at least one sentence-end character")
     return replace(base, categories=tuple((c, categories[c]) for c in Category), **settings)
+
+
+def _patterns(values: list) -> tuple[str, ...]:
+    for i, pattern in enumerate(values):
+        where = f"sensitive_key_patterns[{i}]"
+        if not isinstance(pattern, str) or not pattern.strip():
+            raise PolicyError(f"{where} = {pattern!r}: expected a non-empty regular expression")
+        try:
+            re.compile(pattern)
+        except re.error as err:
+            raise PolicyError(f"{where} = {pattern!r}: not a valid regular expression ({err})") from None
+    return tuple(values)
 
 
 def _category_policy(category: Category, entry: Any, base: CategoryPolicy) -> CategoryPolicy:
