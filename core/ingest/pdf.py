@@ -1,0 +1,883 @@
+"""PDF bytes → machine `Document`, with the `layout` (PyMuPDF's layout model) or `fast` (rules only) engine.
+
+The only module that imports pymupdf for parsing. Per page it reads the text lines once
+(`get_text("dict")`), the vector drawings once (`get_cdrawings`), the image boxes (only when the
+page has images) and the AcroForm widgets; both engines build their elements from those facts.
+
+Coordinates are PDF points, origin top-left, in the page as displayed: on a rotated page every box
+is turned with the page's rotation so it lands where a person (and a rendered pixmap) sees it.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+import pymupdf
+
+from core.categories import Category, category_from_label
+from core.errors import CorruptPdf, EmptyFile, NotAPdf, PasswordRequired, WrongPassword
+from core.geometry import area, contains, overlap_area, union
+from core.model import BBox, Document, Element, Page, element_id, freeze_attrs, make_bbox
+from core.text import join_lines
+
+ENGINES = ("layout", "fast")
+INGEST_VERSION = "1"  # bump when the elements an engine emits change, so stored outputs can be told apart
+
+# dict extraction without image payloads: image blocks are read separately (and only when present),
+# because encoding every image into the dict costs more than the text itself on image-heavy pages.
+TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
+SUPERSCRIPT, ITALIC, SERIF, MONO, BOLD = 1, 2, 4, 8, 16
+
+# Check-box glyphs and the state each one shows.
+SELECTION_GLYPHS = {"☐": "unselected", "□": "unselected", "☑": "selected", "☒": "selected",
+                    "■": "selected", "✓": "selected", "✔": "selected"}
+
+# Monospace Latin fonts (code); CJK "monospace" fonts such as MS Gothic/Mincho set body text, not code.
+_MONO_NAME = re.compile(r"courier|cour\b|mono|consol|menlo|inconsolata|source ?code|lucida ?console|fixed", re.I)
+_CJK_FONT_NAME = re.compile(r"gothic|mincho|ming|song|hei|kai|明朝|ゴシック|meiryo|yu ?goth|hiragino|noto ?sans ?cjk|noto ?serif ?cjk", re.I)
+
+ProgressFn = Callable[[int, int], None]
+
+
+# ---------------------------------------------------------------------------------------------
+# Opening: every bad-input case becomes one domain error that says what to do.
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class OpenedPdf:
+    doc: pymupdf.Document
+    pdf_bytes: bytes  # what the workspace stores: the original, or the decrypted copy
+    encrypted: bool
+
+
+def open_pdf(data: bytes, filename: str, password: str | None = None) -> OpenedPdf:
+    name = filename or "the file"
+    if not data:
+        raise EmptyFile(f"{name} is empty (0 bytes); choose the PDF itself, not an empty or unfinished download")
+    has_magic = b"%PDF-" in data[:1024]
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as err:  # pymupdf raises FileDataError/RuntimeError variants
+        if not has_magic:
+            raise NotAPdf(f"{name} is not a PDF (no %PDF- header); export or save it as PDF and try again") from err
+        raise CorruptPdf(f"{name} is a damaged PDF that cannot be opened ({err}); "
+                         "get a fresh copy from its source or re-save it from a PDF viewer") from err
+    if not has_magic and not doc.is_pdf:
+        raise NotAPdf(f"{name} is not a PDF (no %PDF- header); export or save it as PDF and try again")
+    encrypted = bool(doc.needs_pass)
+    pdf_bytes = data
+    if encrypted:
+        if not password:
+            raise PasswordRequired(f"{name} is encrypted; give its password (--password / the password box)")
+        if not doc.authenticate(password):
+            raise WrongPassword(f"the password for {name} is wrong; check it (passwords are case-sensitive) and try again")
+        # Store a decrypted copy so rendering and re-reading never need the password again.
+        pdf_bytes = doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_NONE, garbage=0)
+        doc = pymupdf.open(stream=pdf_bytes, filetype="pdf")
+    if doc.page_count == 0:
+        raise CorruptPdf(f"{name} has no pages; it is damaged or not a finished PDF — get a fresh copy")
+    if doc.is_repaired and b"%%EOF" not in data[-2048:]:
+        raise CorruptPdf(f"{name} looks truncated (its end is missing, pages may be lost); "
+                         "download or copy it again and retry")
+    return OpenedPdf(doc, pdf_bytes, encrypted)
+
+
+# ---------------------------------------------------------------------------------------------
+# Page facts: what both engines read from a page, gathered once.
+# ---------------------------------------------------------------------------------------------
+class Span:
+    __slots__ = ("bbox", "text", "size", "font", "flags")
+
+    def __init__(self, bbox: BBox, text: str, size: float, font: str, flags: int):
+        self.bbox, self.text, self.size, self.font, self.flags = bbox, text, size, font, flags
+
+
+class Line:
+    __slots__ = ("bbox", "text", "size", "bold", "fonts", "mono", "latin", "chars", "sup_start", "block",
+                 "spans", "glyphs")
+
+    def __init__(self, bbox: BBox, spans: list[Span], block: int):
+        self.bbox = bbox
+        self.spans = spans
+        self.block = block
+        self.text = "".join(s.text for s in spans)
+        weights: dict[float, int] = {}
+        bold = mono = latin = chars = 0
+        fonts: list[str] = []
+        for s in spans:
+            n = len(s.text) - s.text.count(" ") - s.text.count("\u3000")
+            if n <= 0:
+                continue
+            chars += n
+            key = round(s.size * 2) / 2
+            weights[key] = weights.get(key, 0) + n
+            if s.flags & BOLD or "bold" in s.font.lower():
+                bold += n
+            if s.font not in fonts:
+                fonts.append(s.font)
+            n_latin = sum(1 for ch in s.text if "!" <= ch <= "~")
+            latin += n_latin
+            if (s.flags & MONO or _MONO_NAME.search(s.font)) and not _CJK_FONT_NAME.search(s.font):
+                mono += n_latin
+        self.size = max(weights, key=weights.get) if weights else (spans[0].size if spans else 0.0)
+        self.bold = chars > 0 and bold * 2 >= chars
+        self.fonts = tuple(fonts)
+        self.mono, self.latin, self.chars = mono, latin, chars
+        first = next((s for s in spans if s.text.strip()), None)
+        self.sup_start = bool(first is not None and first is not spans[-1] and len(first.text.strip()) <= 3
+                              and (first.flags & SUPERSCRIPT or first.size < self.size * 0.8))
+        self.glyphs: tuple[tuple[str, BBox], ...] = ()
+
+
+@dataclass
+class Vectors:
+    hsegs: list[tuple[float, float, float, int]] = field(default_factory=list)  # y, x0, x1, path index
+    vsegs: list[tuple[float, float, float, int]] = field(default_factory=list)  # x, y0, y1, path index
+    squares: list[tuple[BBox, bool]] = field(default_factory=list)  # small squares: check-box candidates
+    shapes: list[tuple[BBox, int]] = field(default_factory=list)  # curves, quads, filled areas
+    single_rects: set[int] = field(default_factory=set)  # paths that are one rectangle (frames)
+
+
+@dataclass
+class Widget:
+    bbox: BBox
+    kind: str  # Text, CheckBox, RadioButton, ComboBox, ListBox, Button, Signature
+    name: str
+    label: str
+    value: Any
+    on_state: str | None
+    options: tuple
+    flags: int
+
+
+@dataclass
+class PageFacts:
+    number: int
+    width: float
+    height: float
+    rotation: int
+    label: str | None
+    lines: list[Line]
+    images: list[tuple[BBox, str]]  # bbox, identity (xref, or size for inline images)
+    vectors: Vectors
+    widgets: list[Widget]
+
+
+def _decode_pdf_name(name: str | None) -> str | None:
+    """PDF names escape bytes as #xx ("Male#20Only"); widget values come back unescaped."""
+    if not name:
+        return name
+    return re.sub(r"#([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), name)
+
+
+class _Display:
+    """Maps unrotated page coordinates (what PyMuPDF's extractors return) to the displayed page."""
+
+    def __init__(self, page: pymupdf.Page):
+        self.rotation = page.rotation % 360
+        self.matrix = page.rotation_matrix
+
+    def __call__(self, box: Sequence[float]) -> BBox:
+        if not self.rotation:
+            return (float(box[0]), float(box[1]), float(box[2]), float(box[3]))
+        r = pymupdf.Rect(box) * self.matrix
+        r.normalize()
+        return (r.x0, r.y0, r.x1, r.y1)
+
+
+def read_page(page: pymupdf.Page, *, vectors: bool = True) -> PageFacts:
+    show = _Display(page)
+    rect = page.rect
+    label = page.get_label() or None
+    data = page.get_text("dict", flags=TEXT_FLAGS)
+    lines: list[Line] = []
+    glyph_spans = False
+    for bi, block in enumerate(data["blocks"]):
+        if block.get("type") != 0:
+            continue
+        for raw in block["lines"]:
+            spans = [Span(show(s["bbox"]), s["text"], float(s["size"]), s["font"], int(s["flags"]))
+                     for s in raw["spans"] if s["text"]]
+            if not spans or not any(s.text.strip() for s in spans):
+                continue
+            line = Line(show(raw["bbox"]), spans, bi)
+            if any(ch in SELECTION_GLYPHS for ch in line.text):
+                glyph_spans = True
+            lines.append(line)
+    if glyph_spans:
+        _locate_glyphs(page, lines, show)
+    images: list[tuple[BBox, str]] = []
+    if page.get_images(full=False):  # a cheap resource lookup: most text pages have no images
+        for info in page.get_image_info(xrefs=True):
+            box = show(info["bbox"])
+            if area(box) <= 0:
+                continue
+            xref = info.get("xref") or 0
+            images.append((box, f"x{xref}" if xref else f"i{info.get('width')}x{info.get('height')}"))
+    vec = _read_vectors(page, show, rect) if vectors else Vectors()
+    widgets = _read_widgets(page, show)
+    return PageFacts(page.number + 1, float(rect.width), float(rect.height), page.rotation % 360, label,
+                     lines, images, vec, widgets)
+
+
+def _locate_glyphs(page: pymupdf.Page, lines: list[Line], show: _Display) -> None:
+    """Boxes of check-box glyphs, so refine can split "☑ 会議費" into a mark and its label."""
+    hits: dict[str, list[BBox]] = {}
+    for line in lines:
+        found: list[tuple[str, BBox]] = []
+        for s in line.spans:
+            stripped = s.text.strip()
+            for ch in dict.fromkeys(c for c in stripped if c in SELECTION_GLYPHS):
+                if stripped == ch:
+                    found.append((ch, s.bbox))
+                    continue
+                if ch not in hits:
+                    hits[ch] = [show(r) for r in page.search_for(ch)]
+                found.extend((ch, b) for b in hits[ch] if contains(s.bbox, b, tolerance=1.0))
+        line.glyphs = tuple(sorted(found, key=lambda g: (g[1][0], g[1][1])))
+
+
+def _read_vectors(page: pymupdf.Page, show: _Display, rect: pymupdf.Rect) -> Vectors:
+    vec = Vectors()
+    page_area = rect.width * rect.height
+    for index, path in enumerate(page.get_cdrawings()):
+        fill = path.get("fill")
+        stroked = "s" in path.get("type", "")
+        if not stroked and (fill is None or min(fill) > 0.97):
+            continue  # white or no fill, no stroke: invisible background
+        box = show(path["rect"])
+        w, h = box[2] - box[0], box[3] - box[1]
+        if w * h > 0.8 * page_area:
+            continue  # page background or frame
+        items = path["items"]
+        filled = fill is not None and min(fill) < 0.6
+        if len(items) == 1 and items[0][0] == "re" and 4 <= w <= 22 and 4 <= h <= 22 and abs(w - h) <= 0.25 * max(w, h):
+            vec.squares.append((box, filled))
+            continue
+        if w <= 3 and h >= 6:
+            vec.vsegs.append(((box[0] + box[2]) / 2, box[1], box[3], index))
+            continue
+        if h <= 3 and w >= 6:
+            vec.hsegs.append(((box[1] + box[3]) / 2, box[0], box[2], index))
+            continue
+        straight = True
+        for item in items:
+            kind = item[0]
+            if kind == "l":
+                (x0, y0), (x1, y1) = show((*item[1], *item[1]))[:2], show((*item[2], *item[2]))[:2]
+                if abs(y1 - y0) <= 1.5:
+                    vec.hsegs.append((y0, min(x0, x1), max(x0, x1), index))
+                elif abs(x1 - x0) <= 1.5:
+                    vec.vsegs.append((x0, min(y0, y1), max(y0, y1), index))
+                else:
+                    straight = False
+            elif kind == "re":
+                x0, y0, x1, y1 = show(item[1])
+                if y1 - y0 <= 3:
+                    vec.hsegs.append(((y0 + y1) / 2, x0, x1, index))
+                elif x1 - x0 <= 3:
+                    vec.vsegs.append(((x0 + x1) / 2, y0, y1, index))
+                else:
+                    vec.hsegs.extend(((y0, x0, x1, index), (y1, x0, x1, index)))
+                    vec.vsegs.extend(((x0, y0, y1, index), (x1, y0, y1, index)))
+            else:
+                straight = False
+        if not straight:
+            vec.shapes.append((box, index))
+        elif len(items) == 1 and items[0][0] == "re":
+            vec.single_rects.add(index)
+    return vec
+
+
+def _read_widgets(page: pymupdf.Page, show: _Display) -> list[Widget]:
+    out = []
+    for w in page.widgets():
+        kind = w.field_type_string or "Unknown"
+        on_state = None
+        if w.field_type in (pymupdf.PDF_WIDGET_TYPE_CHECKBOX, pymupdf.PDF_WIDGET_TYPE_RADIOBUTTON):
+            on_state = _decode_pdf_name(str(w.on_state()))
+        options = tuple(o if isinstance(o, str) else tuple(o) for o in (w.choice_values or ()))
+        out.append(Widget(show(w.rect), kind, w.field_name or "", (w.field_label or "").strip(),
+                          w.field_value, on_state, options, int(w.field_flags or 0)))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Drafts: elements before ids and reading order are settled.
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class Draft:
+    category: Category
+    bbox: BBox
+    lines: list[Line] = field(default_factory=list)
+    source: str = "fast"
+    text: str | None = None  # explicit text (widgets, tables); else joined from lines
+    state: str | None = None
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+    def final_text(self) -> str:
+        if self.text is not None:
+            return self.text
+        return join_lines([ln.text for ln in sorted(self.lines, key=_line_order)])
+
+
+def _line_order(line: Line) -> tuple[float, float]:
+    return (round(line.bbox[1] / 3), line.bbox[0])
+
+
+def text_attrs(lines: Sequence[Line]) -> dict[str, Any]:
+    """Font facts refine needs: dominant size, fonts, bold, monospace share, line boxes."""
+    if not lines:
+        return {}
+    weights: dict[float, int] = {}
+    fonts: list[str] = []
+    bold = chars = mono = latin = 0
+    for ln in lines:
+        weights[ln.size] = weights.get(ln.size, 0) + max(ln.chars, 1)
+        chars += ln.chars
+        bold += ln.chars if ln.bold else 0
+        mono += ln.mono
+        latin += ln.latin
+        for f in ln.fonts:
+            if f not in fonts:
+                fonts.append(f)
+    attrs: dict[str, Any] = {
+        "size": max(weights, key=weights.get),
+        "fonts": tuple(fonts[:4]),
+        "bold": chars > 0 and bold * 2 >= chars,
+    }
+    if latin:
+        attrs["mono"] = round(mono / latin, 2)
+        attrs["latin"] = round(latin / max(chars, 1), 2)
+    ordered = sorted(lines, key=_line_order)
+    if ordered[0].sup_start:
+        attrs["sup_start"] = True
+    glyphs = [(ch, *map(_r1, b)) for ln in ordered for ch, b in ln.glyphs]
+    if glyphs:
+        attrs["glyphs"] = tuple(glyphs)
+    if len(ordered) > 1 or glyphs:
+        attrs["lines"] = tuple((*map(_r1, ln.bbox), ln.text, ln.size) for ln in ordered)
+    return attrs
+
+
+def _r1(v: float) -> float:
+    return round(float(v), 1)
+
+
+def assign_lines(lines: Sequence[Line], boxes: Sequence[BBox]) -> tuple[list[list[Line]], list[Line]]:
+    """Each line goes to the box it overlaps most; lines overlapping none are returned apart."""
+    assigned: list[list[Line]] = [[] for _ in boxes]
+    loose: list[Line] = []
+    for ln in lines:
+        best, best_share = -1, 0.0
+        line_area = max(area(ln.bbox), 1e-6)
+        for i, box in enumerate(boxes):
+            if ln.bbox[2] < box[0] or ln.bbox[0] > box[2] or ln.bbox[3] < box[1] or ln.bbox[1] > box[3]:
+                continue
+            share = overlap_area(ln.bbox, box) / line_area
+            if share > best_share:
+                best, best_share = i, share
+        if best >= 0 and best_share >= 0.3:
+            assigned[best].append(ln)
+        else:
+            loose.append(ln)
+    return assigned, loose
+
+
+def loose_line_drafts(lines: Sequence[Line], source: str) -> list[Draft]:
+    """Lines outside every model box become text elements, one per PyMuPDF block, so no text is lost."""
+    by_block: dict[int, list[Line]] = {}
+    for ln in lines:
+        by_block.setdefault(ln.block, []).append(ln)
+    return [Draft(Category.TEXT, union(ln.bbox for ln in group), list(group), source)
+            for group in by_block.values()]
+
+
+def widget_drafts(widgets: Iterable[Widget]) -> list[Draft]:
+    out = []
+    for w in widgets:
+        attrs: dict[str, Any] = {"field_name": w.name, "field_type": w.kind, "field_label": w.label}
+        if w.kind in ("CheckBox", "RadioButton"):
+            value = w.value
+            selected = value is True or (isinstance(value, str) and value not in ("", "Off")
+                                         and (w.on_state is None or value == w.on_state
+                                              or _decode_pdf_name(value) == w.on_state))
+            attrs.update(value=value if isinstance(value, str) else ("Yes" if value else "Off"),
+                         on_state=w.on_state)
+            out.append(Draft(Category.SELECTION_MARK, w.bbox, source="widget", text="",
+                             state="selected" if selected else "unselected", attrs=attrs))
+        elif w.kind in ("Text", "ComboBox", "ListBox"):
+            value = w.value
+            if isinstance(value, (list, tuple)):
+                value = ", ".join(str(v) for v in value)
+            value = "" if value is None else str(value)
+            attrs.update(value=value, options=w.options)
+            out.append(Draft(Category.FORM_FIELD, w.bbox, source="widget", text=value, attrs=attrs))
+        # push buttons and signature fields carry no value a reader would search for
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Vector analysis: ruled tables, vector figures, separator rules (fast engine; rules/squares for both)
+# ---------------------------------------------------------------------------------------------
+class _UnionFind:
+    def __init__(self, n: int):
+        self.parent = list(range(n))
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def join(self, a: int, b: int) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[rb] = ra
+
+
+def cluster_boxes(boxes: Sequence[BBox], tolerance: float = 2.0, cell: float = 24.0) -> list[list[int]]:
+    """Groups of boxes that touch (within `tolerance`), found through a coarse grid, not all pairs."""
+    uf = _UnionFind(len(boxes))
+    grid: dict[tuple[int, int], list[int]] = {}
+    for i, b in enumerate(boxes):
+        x0, y0 = int((b[0] - tolerance) // cell), int((b[1] - tolerance) // cell)
+        x1, y1 = int((b[2] + tolerance) // cell), int((b[3] + tolerance) // cell)
+        for gx in range(x0, x1 + 1):
+            for gy in range(y0, y1 + 1):
+                bucket = grid.setdefault((gx, gy), [])
+                for j in bucket:
+                    o = boxes[j]
+                    if (b[0] - tolerance <= o[2] and o[0] - tolerance <= b[2]
+                            and b[1] - tolerance <= o[3] and o[1] - tolerance <= b[3]):
+                        uf.join(i, j)
+                bucket.append(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(boxes)):
+        groups.setdefault(uf.find(i), []).append(i)
+    return list(groups.values())
+
+
+def _positions(segs: Iterable[tuple[float, float, float]], tol: float = 1.5) -> list[tuple[float, float]]:
+    """Distinct positions of parallel segments with the length they cover: [(pos, covered)]."""
+    ordered = sorted(segs)
+    out: list[tuple[float, list[tuple[float, float]]]] = []
+    for pos, a, b in ordered:
+        if out and pos - out[-1][0] <= tol:
+            out[-1][1].append((a, b))
+        else:
+            out.append((pos, [(a, b)]))
+    result = []
+    for pos, spans in out:
+        spans.sort()
+        covered, cur_a, cur_b = 0.0, spans[0][0], spans[0][1]
+        for a, b in spans[1:]:
+            if a <= cur_b + 1.0:
+                cur_b = max(cur_b, b)
+            else:
+                covered += cur_b - cur_a
+                cur_a, cur_b = a, b
+        covered += cur_b - cur_a
+        result.append((pos, covered))
+    return result
+
+
+@dataclass
+class RuledRegion:
+    bbox: BBox
+    rows: list[float]  # y boundaries
+    cols: list[float]  # x boundaries
+
+
+def analyse_vectors(vec: Vectors, width: float, height: float) -> tuple[list[RuledRegion], list[BBox], list[BBox]]:
+    """(ruled tables, vector figures, separator rules) from a page's drawings."""
+    segs: list[tuple[BBox, str, tuple[float, float, float], int]] = []
+    for y, x0, x1, idx in vec.hsegs:
+        segs.append(((x0, y - 0.5, x1, y + 0.5), "h", (y, x0, x1), idx))
+    for x, y0, y1, idx in vec.vsegs:
+        segs.append(((x - 0.5, y0, x + 0.5, y1), "v", (x, y0, y1), idx))
+    boxes = [s[0] for s in segs] + [b for b, _ in vec.shapes]
+    tables: list[RuledRegion] = []
+    figures: list[BBox] = []
+    rules: list[BBox] = []
+    for group in cluster_boxes(boxes):
+        gbox = union(boxes[i] for i in group)
+        gw, gh = gbox[2] - gbox[0], gbox[3] - gbox[1]
+        hs = [segs[i][2] for i in group if i < len(segs) and segs[i][1] == "h"]
+        vs = [segs[i][2] for i in group if i < len(segs) and segs[i][1] == "v"]
+        has_shapes = any(i >= len(segs) for i in group)
+        paths = {segs[i][3] if i < len(segs) else vec.shapes[i - len(segs)][1] for i in group}
+        if gw >= 40 and gh >= 20 and not has_shapes:
+            hpos, vpos = _positions(hs), _positions(vs)
+            h_full = sum(1 for _, c in hpos if c >= 0.85 * gw)
+            v_full = sum(1 for _, c in vpos if c >= 0.85 * gh)
+            if h_full >= 3 and v_full >= 2:
+                tables.append(RuledRegion(gbox, [p for p, _ in hpos], [p for p, _ in vpos]))
+                continue
+        if len(group) == 1 and not has_shapes:
+            if max(gw, gh) >= 0.15 * width:
+                rules.append(gbox)
+            continue
+        if len(paths) == 1 and next(iter(paths)) in vec.single_rects:
+            continue  # one rectangle: a frame around text or a blank box, not a figure
+        if gw >= 30 and gh >= 30 and gw * gh >= 2000:
+            figures.append(gbox)
+    return tables, figures, rules
+
+
+def table_rows(region: RuledRegion, lines: Sequence[Line]) -> tuple[tuple[str, ...], ...]:
+    """Cell texts by the ruling grid: each span goes to the cell holding its centre."""
+    ys, xs = sorted(region.rows), sorted(region.cols)
+    if len(ys) < 2 or len(xs) < 2:
+        return ()
+    cells: dict[tuple[int, int], list[str]] = {}
+    for ln in lines:
+        for s in ln.spans:
+            if not s.text.strip():
+                continue
+            cx, cy = (s.bbox[0] + s.bbox[2]) / 2, (s.bbox[1] + s.bbox[3]) / 2
+            r = min(max(bisect.bisect_right(ys, cy) - 1, 0), len(ys) - 2)
+            c = min(max(bisect.bisect_right(xs, cx) - 1, 0), len(xs) - 2)
+            cells.setdefault((r, c), []).append(s.text.strip())
+    return grid_to_rows(cells)
+
+
+def grid_to_rows(cells: dict[tuple[int, int], list[str]]) -> tuple[tuple[str, ...], ...]:
+    if not cells:
+        return ()
+    used_rows = sorted({r for r, _ in cells})
+    used_cols = sorted({c for _, c in cells})
+    return tuple(tuple(join_lines(cells.get((r, c), [])) for c in used_cols) for r in used_rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# The fast engine: blocks, fonts and drawings with heuristics.
+# ---------------------------------------------------------------------------------------------
+LIST_MARKER = re.compile(
+    r"^\s*(?:[・•●○◦▪‣∙\-–—*＊]\s*|[\[［]\s*[0-9０-９]{1,3}\s*[\]］]|[①-⑳㉑-㉟]|[(（]?[0-9０-９]{1,2}[.．)）](?![0-9０-９])|"
+    r"[(（][0-9０-９一二三四五六七八九十a-zａ-ｚア-ン]{1,3}[)）]|[一二三四五六七八九十]{1,3}[、．.]|"
+    r"[a-zａ-ｚ][.)）]\s|[ア-ン][.．)）])"
+)
+
+
+def body_size(pages: Sequence[PageFacts]) -> float:
+    """The font size most characters of the document are set in."""
+    weights: dict[float, int] = {}
+    for facts in pages:
+        for ln in facts.lines:
+            weights[ln.size] = weights.get(ln.size, 0) + ln.chars
+    return max(weights, key=weights.get) if weights else 10.0
+
+
+def _segments(lines: list[Line]) -> list[list[Line]]:
+    """Split a PyMuPDF block where a list item starts, the font changes, or a gap opens."""
+    ordered = sorted(lines, key=_line_order)
+    out: list[list[Line]] = []
+    for ln in ordered:
+        if out:
+            prev = out[-1][-1]
+            gap = ln.bbox[1] - prev.bbox[3]
+            height = max(prev.bbox[3] - prev.bbox[1], 1.0)
+            same_row = ln.bbox[1] < prev.bbox[3] - 0.3 * height
+            new = (not same_row and (
+                bool(LIST_MARKER.match(ln.text))
+                or abs(ln.size - prev.size) > 0.6
+                or ln.bold != prev.bold
+                or gap > max(3.0, 0.5 * height)))
+            if not new:
+                out[-1].append(ln)
+                continue
+        out.append([ln])
+    return out
+
+
+def fast_drafts(facts: PageFacts, body: float, largest: float) -> list[Draft]:
+    tables, figures, rules = analyse_vectors(facts.vectors, facts.width, facts.height)
+    drafts: list[Draft] = []
+    taken: set[int] = set()
+    regions: list[tuple[BBox, str, RuledRegion | None]] = [(t.bbox, "table", t) for t in tables]
+    regions += [(b, "figure", None) for b in figures]
+    regions += [(b, "image", None) for b, _ in facts.images if area(b) >= 0.25 * 72 * 72]
+    keep_regions = []
+    for box, kind, region in regions:
+        inside = [i for i, ln in enumerate(facts.lines) if i not in taken and _centre_in(ln.bbox, box)]
+        if kind == "figure":
+            text_area = sum(area(facts.lines[i].bbox) for i in inside)
+            if text_area > 0.35 * area(box):
+                continue  # a panel of text on a coloured background, not a figure
+        taken.update(inside)
+        keep_regions.append((box, kind, region, [facts.lines[i] for i in inside]))
+    for box, kind, region, inside in keep_regions:
+        if kind == "table":
+            rows = table_rows(region, inside)
+            text = "\n".join(" | ".join(r) for r in rows)
+            attrs = {**text_attrs(inside), "rows": rows, "n_rows": len(rows),
+                     "n_cols": max((len(r) for r in rows), default=0), "ruled": True}
+            attrs.pop("lines", None)
+            drafts.append(Draft(Category.TABLE, box, inside, text=text, attrs=attrs))
+        else:
+            attrs = {**text_attrs(inside), "kind": "vector" if kind == "figure" else "image"}
+            attrs.pop("lines", None)
+            drafts.append(Draft(Category.PICTURE, box, inside, attrs=attrs))
+    for box, ident in facts.images:
+        if area(box) < 0.25 * 72 * 72:  # small images (logos, icons, bullets): refine decides
+            drafts.append(Draft(Category.PICTURE, box, attrs={"kind": "image", "image": ident}))
+    for d in drafts:
+        if d.attrs.get("kind") == "image" and "image" not in d.attrs:
+            d.attrs["image"] = next((ident for b, ident in facts.images if b == d.bbox), "")
+    by_block: dict[int, list[Line]] = {}
+    for i, ln in enumerate(facts.lines):
+        if i not in taken:
+            by_block.setdefault(ln.block, []).append(ln)
+    for block_lines in by_block.values():
+        for seg in _segments(block_lines):
+            drafts.append(_classify_text(seg, body, largest, facts))
+    drafts.extend(_vector_extras(facts, rules, [d.bbox for d in drafts if d.category is Category.TABLE]))
+    return drafts
+
+
+def _classify_text(seg: list[Line], body: float, largest: float, facts: PageFacts) -> Draft:
+    box = union(ln.bbox for ln in seg)
+    attrs = text_attrs(seg)
+    size = attrs["size"]
+    text = join_lines([ln.text for ln in seg])
+    short = len(text) <= 80 and len(seg) <= 2 and not text.rstrip().endswith(("。", "."))
+    category = Category.TEXT
+    if LIST_MARKER.match(seg[0].text):
+        category = Category.LIST_ITEM
+    if short and size >= 1.6 * body and size >= largest - 0.5 and box[1] < 0.5 * facts.height:
+        category = Category.TITLE
+    elif short and (size >= 1.15 * body or (attrs["bold"] and size >= body - 0.5 and len(seg) == 1)):
+        category = Category.SECTION_HEADER
+    return Draft(category, box, list(seg), attrs=attrs)
+
+
+def _centre_in(box: BBox, region: BBox) -> bool:
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return region[0] <= cx <= region[2] and region[1] <= cy <= region[3]
+
+
+def _vector_extras(facts: PageFacts, rules: Iterable[BBox], occupied: Sequence[BBox]) -> list[Draft]:
+    """Small squares (check-box candidates) and separator rules; refine decides what they are."""
+    out = []
+    for box, filled in facts.vectors.squares:
+        if any(w.bbox and overlap_area(box, w.bbox) > 0.5 * area(box) for w in facts.widgets):
+            continue  # the widget already reports this box exactly
+        out.append(Draft(Category.PICTURE, box, text="", attrs={"kind": "square", "filled": filled}))
+    for box in rules:
+        if any(contains(o, box, tolerance=2.0) for o in occupied):
+            continue
+        out.append(Draft(Category.PICTURE, box, text="", attrs={"kind": "rule"}))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The layout engine: the model's boxes, each filled with the text lines it covers.
+# ---------------------------------------------------------------------------------------------
+def load_layout_model() -> None:
+    """`import pymupdf.layout` activates the ONNX model inside PyMuPDF (offline, loaded once)."""
+    import pymupdf.layout  # noqa: F401
+
+
+def layout_drafts(page: pymupdf.Page, facts: PageFacts) -> tuple[list[Draft], list[Draft]]:
+    """(the model's boxes in the model's reading order, everything else to be placed among them)."""
+    show = _Display(page)
+    page.get_layout(return_raw=True)  # raw groups also carry the model's table cells
+    groups = page.layout_information or []
+    boxes: list[BBox] = []
+    labels: list[str] = []
+    cells: list[Any] = []
+    for g in groups:
+        if isinstance(g, dict):
+            boxes.append(show(g["group_bbox"][:4]))
+            labels.append(g["class_name"])
+            cells.append(g.get("table_cells") or ())
+        else:  # plain form [x0, y0, x1, y1, class]
+            boxes.append(show(g[:4]))
+            labels.append(g[4])
+            cells.append(())
+    assigned, loose = assign_lines(facts.lines, boxes)
+    drafts: list[Draft] = []
+    for box, label, lines, table_cells in zip(boxes, labels, assigned, cells):
+        category = category_from_label("pymupdf_layout", label)
+        if not lines and category not in (Category.PICTURE, Category.TABLE, Category.FORMULA):
+            continue
+        attrs = text_attrs(lines)
+        text = None
+        if category is Category.TABLE:
+            rows = _model_table_rows(table_cells)
+            if rows:
+                attrs.update(rows=rows, n_rows=len(rows), n_cols=max(len(r) for r in rows))
+                text = "\n".join(" | ".join(r) for r in rows)
+            attrs.pop("lines", None)
+        elif category is Category.PICTURE:
+            hit = next((ident for b, ident in facts.images if overlap_area(b, box) > 0.5 * area(b)), None)
+            attrs["kind"] = "image" if hit else "vector"
+            if hit:
+                attrs["image"] = hit
+            attrs.pop("lines", None)
+        drafts.append(Draft(category, box, lines, "layout", text=text, attrs=attrs))
+    extras = loose_line_drafts(loose, "layout")
+    occupied = [d.bbox for d in drafts]
+    for box, ident in facts.images:
+        if not any(overlap_area(box, o) > 0.5 * area(box) for o in occupied):
+            extras.append(Draft(Category.PICTURE, box, source="layout", text="",
+                                attrs={"kind": "image", "image": ident}))
+    _, _, rules = analyse_vectors(Vectors(hsegs=facts.vectors.hsegs, vsegs=facts.vectors.vsegs),
+                                  facts.width, facts.height)
+    for d in _vector_extras(facts, rules, occupied):
+        # squares are kept even inside a model box (a check box inside a "table" form region)
+        if d.attrs.get("kind") == "square" or not any(
+                overlap_area(d.bbox, o) > 0.5 * max(area(d.bbox), 1.0) for o in occupied):
+            d.source = "layout"
+            extras.append(d)
+    return drafts, extras + widget_drafts(facts.widgets)
+
+
+def _model_table_rows(table_cells: Iterable[Any]) -> tuple[tuple[str, ...], ...]:
+    cells: dict[tuple[int, int], list[str]] = {}
+    for c in table_cells:
+        text = (getattr(c, "text", "") or "").strip()
+        if text:
+            cells.setdefault((int(c.row_start), int(c.col_start)), []).append(text)
+    return grid_to_rows(cells)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading order and assembly
+# ---------------------------------------------------------------------------------------------
+def xy_cut_order(boxes: Sequence[BBox], page_width: float) -> list[int]:
+    """Recursive XY-cut: columns first (only real columns, ≥18% of the page wide), then rows."""
+    min_col = 0.18 * page_width
+
+    def gaps(idx: list[int], lo: int, hi: int, min_gap: float) -> list[list[int]]:
+        order = sorted(idx, key=lambda i: boxes[i][lo])
+        groups: list[list[int]] = [[order[0]]]
+        reach = boxes[order[0]][hi]
+        for i in order[1:]:
+            if boxes[i][lo] - reach >= min_gap:
+                groups.append([i])
+            else:
+                groups[-1].append(i)
+            reach = max(reach, boxes[i][hi])
+        return groups
+
+    def cut(idx: list[int]) -> list[int]:
+        if len(idx) <= 1:
+            return idx
+        cols = gaps(idx, 0, 2, 8.0)
+        if len(cols) > 1 and all(max(boxes[i][2] for i in c) - min(boxes[i][0] for i in c) >= min_col for c in cols):
+            return [i for c in cols for i in cut(c)]
+        rows = gaps(idx, 1, 3, 0.5)
+        if len(rows) > 1:
+            return [i for r in rows for i in cut(r)]
+        return sorted(idx, key=lambda i: (boxes[i][1], boxes[i][0]))
+
+    return cut(list(range(len(boxes))))
+
+
+def insert_in_order(ordered: list[Draft], extras: list[Draft]) -> list[Draft]:
+    """Place elements the model did not order after the nearest ordered element above them in their column."""
+    result = list(ordered)
+    for extra in sorted(extras, key=lambda d: (d.bbox[1], d.bbox[0])):
+        best = -1
+        for i, d in enumerate(result):
+            same_column = d.bbox[0] < extra.bbox[2] and extra.bbox[0] < d.bbox[2]
+            if d.bbox[1] <= extra.bbox[1] and same_column:
+                best = i
+        if best < 0:
+            best = max((i for i, d in enumerate(result) if d.bbox[1] <= extra.bbox[1]), default=-1)
+        result.insert(best + 1, extra)
+    return result
+
+
+def build_page(doc_id: str, engine: str, facts: PageFacts, drafts: list[Draft]) -> Page:
+    used: set[str] = set()
+    elements = []
+    for seq, d in enumerate(drafts):
+        bbox = make_bbox(d.bbox)
+        text = d.final_text()
+        attrs = dict(d.attrs)
+        salt, n = engine, 0
+        eid = element_id(doc_id, facts.number, bbox, text, salt)
+        while eid in used:
+            n += 1
+            eid = element_id(doc_id, facts.number, bbox, text, f"{salt}#{n}")
+        used.add(eid)
+        elements.append(Element(eid, facts.number, seq, d.category, bbox, text, d.source,
+                                state=d.state, attrs=freeze_attrs(attrs)))
+    return Page(facts.number, round(facts.width, 2), round(facts.height, 2), facts.rotation, facts.label,
+                tuple(elements))
+
+
+@dataclass(frozen=True)
+class Parsed:
+    document: Document
+    pdf_bytes: bytes
+
+
+def engine_version(engine: str) -> str:
+    version = f"{engine}/{INGEST_VERSION} pymupdf-{pymupdf.VersionBind}"
+    if engine == "layout":
+        import pymupdf.layout as layout
+        version += f" layout-{layout.version}"
+    return version
+
+
+def parse_pdf(
+    data: bytes,
+    *,
+    doc_id: str,
+    sha256: str,
+    filename: str,
+    engine: str = "layout",
+    password: str | None = None,
+    progress: ProgressFn | None = None,
+) -> Parsed:
+    """Parse every page with the chosen engine. Raises a BadInput subclass for unusable files."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
+    opened = open_pdf(data, filename, password)
+    doc = opened.doc
+    total = doc.page_count
+    if engine == "layout":
+        load_layout_model()
+    facts_list: list[PageFacts] = []
+    layout_pages: list[tuple[list[Draft], list[Draft]]] = []
+    started = time.perf_counter()
+    try:
+        for index in range(total):
+            page = doc.load_page(index)
+            facts = read_page(page)
+            facts_list.append(facts)
+            if engine == "layout":
+                layout_pages.append(layout_drafts(page, facts))
+            if progress:
+                progress(index + 1, total)
+    except (RuntimeError, ValueError, pymupdf.FileDataError) as err:
+        raise CorruptPdf(f"{filename}: page {len(facts_list) + 1} cannot be read ({err}); "
+                         "the file is damaged — get a fresh copy or re-save it from a PDF viewer") from err
+    pages = []
+    if engine == "layout":
+        for facts, (model, extras) in zip(facts_list, layout_pages):
+            pages.append(build_page(doc_id, engine, facts, insert_in_order(model, extras)))
+    else:
+        body = body_size(facts_list)
+        largest = max((ln.size for f in facts_list for ln in f.lines), default=body)
+        for facts in facts_list:
+            drafts = fast_drafts(facts, body, largest)
+            order = xy_cut_order([d.bbox for d in drafts], facts.width)
+            ordered = [drafts[i] for i in order]
+            ordered = insert_in_order(ordered, widget_drafts(facts.widgets))
+            pages.append(build_page(doc_id, engine, facts, ordered))
+    meta = {
+        "body_size": body_size(facts_list),
+        "encrypted": opened.encrypted,
+        "pdf_title": (doc.metadata or {}).get("title") or "",
+        "parse_seconds": round(time.perf_counter() - started, 3),
+    }
+    document = Document(doc_id, filename, sha256, engine, tuple(pages), engine_version(engine),
+                        freeze_attrs(meta))
+    return Parsed(document, opened.pdf_bytes)

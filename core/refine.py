@@ -1,0 +1,496 @@
+"""Refine: named rules that fix the category errors a parser makes and a rule can see.
+
+Each rule is a small pure function `Document -> Document`. Every element a rule changes gets the
+rule's name in `element.rules`, so a reviewer sees why an element is what it is. The rules only read
+the Document (text, boxes, and the font/drawing facts ingest stored in `attrs`), never the PDF.
+
+Order matters a little: check-box glyphs are split off before anything else reads the text, and
+running headers/footers are recognised before footnote markers (a "※ 無断転載禁止" repeated in the
+margin of every page is a footer, not a footnote).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Callable, Iterable, Sequence
+
+from core.categories import Category
+from core.geometry import area, contains, union
+from core.model import BBox, Document, Element, Page, element_id, freeze_attrs, renumber
+from core.text import digits_masked, is_hiragana, join_lines, nfkc, squash
+
+C = Category
+Rule = Callable[[Document], Document]
+
+TEXTUAL = (C.TEXT, C.LIST_ITEM, C.SECTION_HEADER, C.TITLE, C.CAPTION, C.FOOTNOTE)
+SELECTION_GLYPHS = {"☐": "unselected", "□": "unselected", "☑": "selected", "☒": "selected",
+                    "■": "selected", "✓": "selected", "✔": "selected"}
+# □ and ■ are also bullets; they count as check boxes only in a form-like line (see _counted_glyphs).
+AMBIGUOUS_GLYPHS = {"□", "■"}
+CHECK_TEXTS = {"✓", "✔", "x", "X", "×", "✗", "✘", "レ", "v", "V", "■", "●"}
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------------------------
+def _map_pages(doc: Document, fn: Callable[[Page], Sequence[Element]]) -> Document:
+    pages = []
+    changed = False
+    for page in doc.pages:
+        new = tuple(fn(page))
+        if new != page.elements:
+            changed = True
+            page = replace(page, elements=renumber(new))
+        pages.append(page)
+    return doc.with_pages(pages) if changed else doc
+
+
+def _map_elements(doc: Document, rule: str, fn: Callable[[Element, Page], Element | None]) -> Document:
+    """Apply `fn` to every element; a returned element replaces it and is stamped with `rule`."""
+    def on_page(page: Page) -> list[Element]:
+        out = []
+        for e in page.elements:
+            new = fn(e, page)
+            out.append(e if new is None or new == e else new.touched_by(rule))
+        return out
+    return _map_pages(doc, on_page)
+
+
+def relabel(e: Element, category: Category, rule: str, **changes) -> Element:
+    return replace(e, category=category, **changes).touched_by(rule)
+
+
+def body_size(doc: Document) -> float:
+    stored = doc.meta_value("body_size")
+    if stored:
+        return float(stored)
+    weights: dict[float, int] = {}
+    for e in doc.elements():
+        size = e.attr("size")
+        if size and e.category in TEXTUAL:
+            weights[size] = weights.get(size, 0) + len(e.text)
+    return max(weights, key=weights.get) if weights else 10.0
+
+
+def _lines(e: Element) -> list[tuple[BBox, str]]:
+    """The element's text lines with their boxes (one line = the element itself when not stored)."""
+    stored = e.attr("lines")
+    if stored:
+        return [((ln[0], ln[1], ln[2], ln[3]), ln[4]) for ln in stored]
+    return [(e.bbox, e.text)]
+
+
+def _child_id(doc_id: str, e: Element, bbox: BBox, text: str, salt: str) -> str:
+    """Ids of pieces split from an element derive from its id: stable across runs."""
+    return element_id(doc_id, e.page, bbox, text, f"{e.id}:{salt}")
+
+
+def _text_attrs_only(e: Element) -> dict:
+    keep = ("size", "fonts", "bold")
+    return {k: v for k, v in e.attrs if k in keep}
+
+
+# ---------------------------------------------------------------------------------------------
+# selection_glyph: ☐ ☑ ☒ □ ■ ✓ ✔ glyphs and small square drawings → selection marks
+# ---------------------------------------------------------------------------------------------
+def _counted_glyphs(text: str) -> list[int]:
+    """Indexes of glyphs that stand as check boxes: at a line start or after a space/bracket, and
+    not used as a word in a sentence ("□を付ける"). □/■ are bullets unless the line has two marks or
+    a short label."""
+    idx = []
+    for i, ch in enumerate(text):
+        if ch not in SELECTION_GLYPHS:
+            continue
+        before = text[i - 1] if i else " "
+        after = text[i + 1] if i + 1 < len(text) else " "
+        if not (before.isspace() or before in "(（[［:：、,") or is_hiragana(after):
+            continue
+        idx.append(i)
+    if any(text[i] in AMBIGUOUS_GLYPHS for i in idx) and len(idx) < 2:
+        label = text[idx[0] + 1:].strip() if idx else ""
+        if len(label) > 16 or label.endswith(("。", ".")):
+            idx = [i for i in idx if text[i] not in AMBIGUOUS_GLYPHS]
+    return idx
+
+
+def _split_glyph_line(e: Element, bbox: BBox, text: str, boxes: list[tuple[str, BBox]]):
+    """Pieces of one line: [(category, bbox, text, state)], or None when glyph boxes don't line up."""
+    counted = _counted_glyphs(text)
+    occurrences = [i for i, ch in enumerate(text) if ch in SELECTION_GLYPHS]
+    if not counted or len(occurrences) != len(boxes):
+        return None
+    box_of = dict(zip(occurrences, boxes))
+    pieces = []
+    cursor_text, cursor_x = 0, bbox[0]
+    for i in counted:
+        gbox = box_of[i][1]
+        before = text[cursor_text:i].strip()
+        if before:
+            pieces.append((e.category, (cursor_x, bbox[1], max(gbox[0], cursor_x), bbox[3]), before, None))
+        pieces.append((C.SELECTION_MARK, gbox, text[i], SELECTION_GLYPHS[text[i]]))
+        cursor_text, cursor_x = i + 1, gbox[2]
+    rest = text[cursor_text:].strip()
+    if rest:
+        pieces.append((e.category, (cursor_x, bbox[1], max(bbox[2], cursor_x), bbox[3]), rest, None))
+    return pieces
+
+
+def _glyph_pieces(doc_id: str, e: Element) -> list[Element] | None:
+    glyphs = e.attr("glyphs") or ()
+    if not glyphs or e.category not in TEXTUAL:
+        return None
+    glyph_boxes = [(g[0], (g[1], g[2], g[3], g[4])) for g in glyphs]
+    pieces: list[tuple] = []
+    pending: list[tuple[BBox, str]] = []  # glyph-free lines kept together
+
+    def flush():
+        if pending:
+            pieces.append((e.category, union(b for b, _ in pending), join_lines([t for _, t in pending]), None))
+            pending.clear()
+
+    any_split = False
+    for lbox, ltext in _lines(e):
+        mine = sorted((g for g in glyph_boxes if contains(lbox, g[1], tolerance=2.0)), key=lambda g: g[1][0])
+        split = _split_glyph_line(e, lbox, ltext, mine) if mine else None
+        if split is None:
+            pending.append((lbox, ltext))
+            continue
+        any_split = True
+        flush()
+        pieces.extend(split)
+    if not any_split:
+        return None
+    flush()
+    out = []
+    base_attrs = _text_attrs_only(e)
+    for n, (cat, box, text, state) in enumerate(pieces):
+        box = (min(box[0], box[2]), box[1], max(box[0], box[2]), box[3])
+        attrs = {"glyph": text} if cat is C.SELECTION_MARK else base_attrs
+        out.append(Element(_child_id(doc_id, e, box, text, f"selection_glyph:{n}"), e.page, e.seq, cat, box, text,
+                           e.source, rules=e.rules + ("selection_glyph",), state=state,
+                           attrs=freeze_attrs(attrs)))
+    return out
+
+
+def selection_glyph(doc: Document) -> Document:
+    """Check-box glyphs become selection marks with their state, split from their label text;
+    small square drawings become marks, selected when filled or holding a ✓/×."""
+    def on_page(page: Page) -> list[Element]:
+        squares = [e for e in page.elements if e.attr("kind") == "square"]
+        ticks: dict[str, Element] = {}
+        for sq in squares:
+            for e in page.elements:
+                if e.category in TEXTUAL and e.text.strip() in CHECK_TEXTS and contains(sq.bbox, e.bbox, 2.5):
+                    ticks[sq.id] = e
+        swallowed = {t.id for t in ticks.values()}
+        out: list[Element] = []
+        for e in page.elements:
+            if e.id in swallowed:
+                continue
+            if e.attr("kind") == "square":
+                tick = ticks.get(e.id)
+                state = "selected" if (e.attr("filled") or tick) else "unselected"
+                out.append(relabel(e, C.SELECTION_MARK, "selection_glyph", state=state,
+                                   text=tick.text.strip() if tick else e.text))
+                continue
+            stripped = e.text.strip()
+            if e.category in TEXTUAL and stripped in SELECTION_GLYPHS:
+                out.append(relabel(e, C.SELECTION_MARK, "selection_glyph", state=SELECTION_GLYPHS[stripped]))
+                continue
+            pieces = _glyph_pieces(doc.doc_id, e)
+            out.extend(pieces if pieces else [e])
+        return out
+    return _map_pages(doc, on_page)
+
+
+# ---------------------------------------------------------------------------------------------
+# code_monospace: blocks set in a monospace Latin font → code
+# ---------------------------------------------------------------------------------------------
+def code_monospace(doc: Document) -> Document:
+    def fn(e: Element, page: Page) -> Element | None:
+        if e.category not in (C.TEXT, C.LIST_ITEM, C.SECTION_HEADER, C.FORMULA):
+            return None
+        mono, latin = e.attr("mono") or 0, e.attr("latin") or 0
+        if mono >= 0.8 and latin >= 0.5 and len(e.text.strip()) >= 8:
+            return replace(e, category=C.CODE)
+        return None
+    return _map_elements(doc, "code_monospace", fn)
+
+
+# ---------------------------------------------------------------------------------------------
+# repeated_furniture: the same text at the same place on ≥3 pages → page header/footer
+# ---------------------------------------------------------------------------------------------
+MARGIN = 0.15  # top/bottom share of the page where running heads and feet live
+PAGE_NUMBER = re.compile(r"^(?:[-–—‐ー(（\[]|p\.|page|ページ)?\s*(?:#|[ivxlc]{1,6})\s*(?:/\s*#|of\s*#)?\s*"
+                         r"(?:[-–—‐ー)）\]]|ページ|頁)?$", re.I)
+COPYRIGHT = re.compile(r"^(?:©|\(c\)|copyright)", re.I)
+
+
+def _band(e: Element, page: Page) -> str | None:
+    cy = (e.bbox[1] + e.bbox[3]) / 2
+    if cy <= MARGIN * page.height:
+        return "top"
+    if cy >= (1 - MARGIN) * page.height:
+        return "bottom"
+    return None
+
+
+def repeated_furniture(doc: Document) -> Document:
+    """Running heads/feet: text (digits masked) repeated at about the same height on ≥3 pages, plus
+    bare page numbers and copyright lines in the top/bottom margin."""
+    candidates: dict[tuple[str, str], list[tuple[float, int, str]]] = {}
+    for page in doc.pages:
+        for e in page.elements:
+            if e.category not in TEXTUAL + (C.PAGE_HEADER, C.PAGE_FOOTER) or not e.text.strip():
+                continue
+            band = _band(e, page)
+            if band:
+                key = (digits_masked(e.text)[:80], band)
+                candidates.setdefault(key, []).append(((e.bbox[1] + e.bbox[3]) / 2, page.number, e.id))
+    furniture: dict[str, str] = {}
+    for (text, band), hits in candidates.items():
+        hits.sort()
+        cluster: list[tuple[float, int, str]] = []
+        for hit in hits + [(float("inf"), 0, "")]:
+            if cluster and hit[0] - cluster[0][0] > 15:
+                if len({p for _, p, _ in cluster}) >= 3:
+                    furniture.update({eid: band for _, _, eid in cluster})
+                cluster = []
+            cluster.append(hit)
+        for _, _, eid in hits:
+            if PAGE_NUMBER.match(text) or COPYRIGHT.match(nfkc(text)):
+                furniture.setdefault(eid, band)
+
+    def fn(e: Element, page: Page) -> Element | None:
+        band = furniture.get(e.id)
+        if band is None:
+            return None
+        target = C.PAGE_HEADER if band == "top" else C.PAGE_FOOTER
+        return None if e.category is target else replace(e, category=target)
+    return _map_elements(doc, "repeated_furniture", fn)
+
+
+# ---------------------------------------------------------------------------------------------
+# footnote_marker: ※, 注, *1, ¹ at the start of small or bottom-of-page text → footnote
+# ---------------------------------------------------------------------------------------------
+FOOTNOTE_START = re.compile(r"^(?:※|\*+\s*\d*|注\s*\d*\s*[:：.)）]|注\s*\d+|注\s+|[(〔\[]注\s*\d*[)〕\]])")
+SUPERSCRIPT_START = re.compile(r"^[¹²³⁴⁵⁶⁷⁸⁹⁰]+")
+
+
+def footnote_marker(doc: Document) -> Document:
+    body = body_size(doc)
+
+    def fn(e: Element, page: Page) -> Element | None:
+        if e.category not in (C.TEXT, C.LIST_ITEM):
+            return None
+        text = e.text.lstrip()
+        marked = bool(FOOTNOTE_START.match(nfkc(text)) or SUPERSCRIPT_START.match(text) or e.attr("sup_start"))
+        if not marked:
+            return None
+        size = e.attr("size") or body
+        small = size <= 0.92 * body
+        low = e.bbox[1] >= 0.66 * page.height
+        if e.attr("sup_start") and not FOOTNOTE_START.match(nfkc(text)):
+            ok = small and low  # "1 Available at…" is only a footnote in small print at the bottom
+        else:
+            ok = small or low
+        return replace(e, category=C.FOOTNOTE) if ok else None
+    return _map_elements(doc, "footnote_marker", fn)
+
+
+# ---------------------------------------------------------------------------------------------
+# caption_prefix: 図/表/Figure/Table + number at the start → caption
+# ---------------------------------------------------------------------------------------------
+CAPTION_START = re.compile(
+    r"^(?:図表|図|表|写真|グラフ|Figure|Fig\.?|Table|Chart|Exhibit)\s*"
+    r"(?:[0-9]+(?:[-‐.．][0-9]+)*|[IVX]+)(?P<after>.?)", re.I)
+
+
+def caption_prefix(doc: Document) -> Document:
+    def fn(e: Element, page: Page) -> Element | None:
+        if e.category not in (C.TEXT, C.SECTION_HEADER, C.LIST_ITEM, C.TITLE):
+            return None
+        text = nfkc(e.text.strip())
+        m = CAPTION_START.match(text)
+        if not m or len(text) > 150:
+            return None
+        after = m.group("after")
+        if after and is_hiragana(after):
+            return None  # "表1に示すとおり…": a sentence that mentions the table
+        rest = text[m.end("after") - len(after):].lstrip()
+        if rest[:1].islower() and rest.split(" ", 1)[0].isalpha():
+            return None  # "Table 1 shows…"
+        if text.endswith(("。", ".")) and len(text) > 60:
+            return None
+        return replace(e, category=C.CAPTION)
+    return _map_elements(doc, "caption_prefix", fn)
+
+
+# ---------------------------------------------------------------------------------------------
+# document_index: dot leaders + page numbers → document index (table of contents)
+# ---------------------------------------------------------------------------------------------
+LEADER_LINE = re.compile(r"(?:\.{3,}|…+|‥+|・{3,}|·{3,}|_{3,}|-{4,}|─{3,}|—{3,}|\s{3,})\s*(?:p\.?\s*)?\d{1,4}\s*$")
+ENDS_WITH_PAGE = re.compile(r"\D\s*\d{1,4}\s*$")
+INDEX_HEADING = re.compile(r"^(?:目次|Contents|TableofContents|CONTENTS|もくじ)$", re.I)
+
+
+def document_index(doc: Document) -> Document:
+    def leader_share(e: Element) -> float:
+        if e.category is C.TABLE:
+            rows = e.attr("rows") or ()
+            lines = [" ... ".join(c for c in r if c) for r in rows] or [e.text]
+        else:
+            lines = [t for _, t in _lines(e)]
+        lines = [nfkc(t).replace("|", " ").rstrip() for t in lines if t.strip()]
+        if not lines:
+            return 0.0
+        return sum(1 for t in lines if LEADER_LINE.search(t)) / len(lines)
+
+    def on_page(page: Page) -> list[Element]:
+        out = []
+        after_heading = False
+        for e in page.elements:
+            if e.category in (C.SECTION_HEADER, C.TITLE, C.TEXT) and INDEX_HEADING.match(squash(e.text)):
+                after_heading = True
+                out.append(e)
+                continue
+            if e.category in (C.TEXT, C.LIST_ITEM, C.SECTION_HEADER, C.TABLE, C.TITLE):
+                share = leader_share(e)
+                listed = after_heading and e.category is not C.TABLE and all(
+                    ENDS_WITH_PAGE.search(nfkc(t).rstrip()) for _, t in _lines(e) if t.strip())
+                if share >= 0.5 or listed:
+                    out.append(relabel(e, C.DOCUMENT_INDEX, "document_index"))
+                    continue
+            out.append(e)
+        return out
+    return _map_pages(doc, on_page)
+
+
+# ---------------------------------------------------------------------------------------------
+# references: [1]-style items under a 参考文献/References heading → reference
+# ---------------------------------------------------------------------------------------------
+REFERENCE_HEADING = re.compile(r"^(?:[0-9.]+|第[0-9一二三四五六七八九十]+[章節])?(?:参考文献|引用文献|参照文献|文献|"
+                               r"References|Bibliography|WorksCited)$", re.I)
+REFERENCE_ITEM = re.compile(r"^\s*(?:\[\s*\d+\s*\]|\(\s*\d+\s*\)|\d+[.)]\s|[A-Z][A-Za-z'\-]+,\s)")
+
+
+def references(doc: Document) -> Document:
+    inside = False
+    targets: set[str] = set()
+    for page in doc.pages:
+        for e in page.elements:
+            if e.category in (C.PAGE_HEADER, C.PAGE_FOOTER, C.DECORATIVE, C.PICTURE):
+                continue
+            heading_like = e.category in (C.SECTION_HEADER, C.TITLE) or (
+                e.category is C.TEXT and len(e.text.strip()) <= 24)
+            if heading_like and REFERENCE_HEADING.match(squash(e.text)):
+                inside = True
+                continue
+            if inside and e.category in (C.SECTION_HEADER, C.TITLE):
+                inside = False
+                continue
+            if inside and e.category in (C.TEXT, C.LIST_ITEM, C.FOOTNOTE):
+                if REFERENCE_ITEM.match(nfkc(e.text)):
+                    targets.add(e.id)
+
+    def fn(e: Element, page: Page) -> Element | None:
+        return replace(e, category=C.REFERENCE) if e.id in targets else None
+    return _map_elements(doc, "references", fn)
+
+
+# ---------------------------------------------------------------------------------------------
+# formula: a short line with "=" and operators, set apart from the text column → formula
+# ---------------------------------------------------------------------------------------------
+OPERATORS = set("+-−×÷/*^√Σ∑∫≤≥·⋅")
+
+
+def formula(doc: Document) -> Document:
+    def on_page(page: Page) -> list[Element]:
+        lefts = sorted(e.bbox[0] for e in page.elements if e.category is C.TEXT and len(e.text) > 40)
+        column_left = lefts[len(lefts) // 2] if lefts else None
+        out = []
+        for e in page.elements:
+            out.append(_maybe_formula(e, page, column_left) or e)
+        return out
+    return _map_pages(doc, on_page)
+
+
+def _maybe_formula(e: Element, page: Page, column_left: float | None) -> Element | None:
+    if e.category not in (C.TEXT, C.SECTION_HEADER, C.LIST_ITEM):
+        return None
+    text = nfkc(e.text.strip())
+    if not (3 <= len(text) <= 120) or "=" not in text or text.endswith(("。", ".", "、")):
+        return None
+    if not any(ch in OPERATORS for ch in text.replace("=", "")):
+        return None
+    if len(_lines(e)) > 3:
+        return None
+    kana = sum(1 for ch in text if is_hiragana(ch))
+    if kana > 0.2 * len(text):
+        return None
+    cx = (e.bbox[0] + e.bbox[2]) / 2
+    centred = abs(cx - page.width / 2) <= 0.12 * page.width and (e.bbox[2] - e.bbox[0]) <= 0.7 * page.width
+    indented = column_left is not None and e.bbox[0] >= column_left + 15
+    if not (centred or indented):
+        return None
+    return relabel(e, C.FORMULA, "formula")
+
+
+# ---------------------------------------------------------------------------------------------
+# decorative: tiny or repeated images, separator lines → decorative
+# ---------------------------------------------------------------------------------------------
+def decorative(doc: Document) -> Document:
+    seen: dict[str, set[int]] = {}
+    for page in doc.pages:
+        for e in page.elements:
+            if e.category is C.PICTURE:
+                for key in _picture_keys(e):
+                    seen.setdefault(key, set()).add(page.number)
+    repeated = {k for k, pages in seen.items() if len(pages) >= 3}
+
+    def fn(e: Element, page: Page) -> Element | None:
+        if e.category is not C.PICTURE:
+            return None
+        w, h = e.bbox[2] - e.bbox[0], e.bbox[3] - e.bbox[1]
+        thin = e.attr("kind") == "rule" or min(w, h) < 4
+        tiny = area(e.bbox) < 0.001 * page.width * page.height and not e.text.strip()
+        if thin or tiny or any(k in repeated for k in _picture_keys(e)):
+            return replace(e, category=C.DECORATIVE)
+        return None
+    return _map_elements(doc, "decorative", fn)
+
+
+def _picture_keys(e: Element) -> list[str]:
+    """The same image object, or any picture at the same place and size, marks a page ornament."""
+    keys = [f"at:{round(e.bbox[0] / 6)},{round(e.bbox[1] / 6)},{round(e.bbox[2] / 6)},{round(e.bbox[3] / 6)}"]
+    image = e.attr("image")
+    if image:
+        keys.append(f"img:{image}")
+    return keys
+
+
+# ---------------------------------------------------------------------------------------------
+RULES: tuple[tuple[str, Rule], ...] = (
+    ("selection_glyph", selection_glyph),
+    ("code_monospace", code_monospace),
+    ("repeated_furniture", repeated_furniture),
+    ("footnote_marker", footnote_marker),
+    ("caption_prefix", caption_prefix),
+    ("document_index", document_index),
+    ("references", references),
+    ("formula", formula),
+    ("decorative", decorative),
+)
+RULE_NAMES = tuple(name for name, _ in RULES)
+
+
+def refine(doc: Document, rules: Iterable[str] | None = None) -> Document:
+    """Run the rules (all, in order, unless a subset is named) and return the refined Document."""
+    chosen = RULE_NAMES if rules is None else tuple(rules)
+    unknown = [r for r in chosen if r not in RULE_NAMES]
+    if unknown:
+        raise ValueError(f"unknown refine rule(s) {unknown}; known: {', '.join(RULE_NAMES)}")
+    for name, rule in RULES:
+        if name in chosen:
+            doc = rule(doc)
+    return doc

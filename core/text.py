@@ -1,0 +1,68 @@
+"""Text normalisation shared by ingest, refine and matching.
+
+Japanese PDFs mix full-width and half-width forms (`１` / `1`, `（` / `(`); rules compare the
+NFKC form so one pattern covers both. The element text itself is kept as extracted.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_SPACE = re.compile(r"\s+")
+_DIGITS = re.compile(r"\d+")
+
+
+def nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
+
+
+def normalise(text: str) -> str:
+    """NFKC, whitespace runs collapsed to one space, trimmed."""
+    return _SPACE.sub(" ", nfkc(text)).strip()
+
+
+def squash(text: str) -> str:
+    """NFKC with all whitespace removed: for comparing text whose spacing varies (CJK)."""
+    return _SPACE.sub("", nfkc(text))
+
+
+def digits_masked(text: str) -> str:
+    """`squash` with every digit run replaced by `#`, so "- 3 -" and "- 12 -" compare equal."""
+    return _DIGITS.sub("#", squash(text))
+
+
+def is_cjk(ch: str) -> bool:
+    """Han, kana, CJK punctuation and full-width forms: scripts written without spaces."""
+    code = ord(ch)
+    return (
+        0x3000 <= code <= 0x30FF  # CJK punctuation, hiragana, katakana
+        or 0x3400 <= code <= 0x4DBF
+        or 0x4E00 <= code <= 0x9FFF
+        or 0xF900 <= code <= 0xFAFF
+        or 0xFF00 <= code <= 0xFFEF  # full-width forms
+    )
+
+
+def is_hiragana(ch: str) -> bool:
+    return 0x3041 <= ord(ch) <= 0x309F
+
+
+def join_lines(lines: list[str]) -> str:
+    """Join a block's lines: no space between CJK neighbours, one space elsewhere.
+
+    A Latin word hyphenated at a line end ("docu-" + "ment") is re-joined.
+    """
+    out = ""
+    for raw in lines:
+        line = raw.strip()
+        if not line:
+            continue
+        if not out:
+            out = line
+        elif out.endswith("-") and len(out) > 1 and out[-2].isalpha() and line[0].islower():
+            out = out[:-1] + line
+        elif is_cjk(out[-1]) or is_cjk(line[0]):
+            out += line
+        else:
+            out += " " + line
+    return out
