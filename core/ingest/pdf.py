@@ -615,7 +615,7 @@ def fast_drafts(facts: PageFacts, body: float, largest: float) -> list[Draft]:
             text = "\n".join(" | ".join(r) for r in rows)
             attrs = {**text_attrs(inside), "rows": rows, "n_rows": len(rows),
                      "n_cols": max((len(r) for r in rows), default=0), "ruled": True}
-            attrs.pop("lines", None)
+            # "lines" kept: a form's ruled key|value grid is read from them (core.form_geometry)
             drafts.append(Draft(Category.TABLE, box, inside, text=text, attrs=attrs))
         else:
             attrs = {**text_attrs(inside), "kind": "vector" if kind == "figure" else "image"}
@@ -711,7 +711,7 @@ def layout_drafts(page: pymupdf.Page, facts: PageFacts) -> tuple[list[Draft], li
             if rows:
                 attrs.update(rows=rows, n_rows=len(rows), n_cols=max(len(r) for r in rows))
                 text = "\n".join(" | ".join(r) for r in rows)
-            attrs.pop("lines", None)
+            # "lines" kept: a form's ruled key|value grid is read from them (core.form_geometry)
         elif category is Category.PICTURE:
             hit = next((ident for b, ident in facts.images if overlap_area(b, box) > 0.5 * area(b)), None)
             attrs["kind"] = "image" if hit else "vector"
@@ -877,6 +877,11 @@ def parse_pdf(
         "encrypted": opened.encrypted,
         "pdf_title": (doc.metadata or {}).get("title") or "",
         "parse_seconds": round(time.perf_counter() - started, 3),
+        # horizontal (y, x0, x1) and vertical (x, y0, y1) strokes per page: boxes, cells and
+        # underlines that locate a flattened form's values, empty ones included (core.form_geometry)
+        "rulings": {str(f.number): {"h": tuple((round(y, 1), round(a, 1), round(b, 1)) for y, a, b, _ in f.vectors.hsegs[:4000]),
+                                    "v": tuple((round(x, 1), round(a, 1), round(b, 1)) for x, a, b, _ in f.vectors.vsegs[:4000])}
+                    for f in facts_list if f.vectors.hsegs or f.vectors.vsegs},
     }
     document = Document(doc_id, filename, sha256, engine, tuple(pages), engine_version(engine),
                         freeze_attrs(meta))
