@@ -1,0 +1,132 @@
+"""Documents: add PDFs to the workspace, see what is there, open or delete a document."""
+from __future__ import annotations
+
+import time
+
+import pandas as pd
+import streamlit as st
+
+from core.errors import InspectorError, PasswordRequired, WrongPassword
+from ui import state
+from ui.text import md_escape
+
+NEEDS_PASSWORD_KEY = "rli:needs_password"
+RESULTS_KEY = "rli:upload_results"
+TABLE_KEY = "rli:documents_table"
+ENGINES = {"layout": "layout model (best categories, ~0.2 s a page)", "fast": "fast (no model)"}
+
+
+def max_upload_mb() -> float | None:
+    """`RLI_MAX_UPLOAD_MB` as ingest enforces it (None when the setting is unusable; ingest then
+    reports why). Streamlit's `server.maxUploadSize` is the outer cap."""
+    from core.ingest import configured_max_bytes
+
+    try:
+        return configured_max_bytes() / 1024 / 1024
+    except ValueError:
+        return None
+
+
+def ingest_upload(name: str, data: bytes, engine: str, password: str | None) -> tuple[str, str]:
+    """Ingest one uploaded file; returns (level, message) for the results list. Nothing is written
+    when it fails: ingest stores the PDF and its output in one go, only after parsing succeeded."""
+    from core.ingest import ingest_bytes
+
+    bar = st.progress(0.0, text=f"Reading {md_escape(name)}…")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / total if total else 1.0, text=f"Reading {md_escape(name)}: page {done} of {total}")
+
+    try:
+        # Ingest checks the size limit first. The name is only a label: the PDF is stored under
+        # its SHA-256, never under this name.
+        result = ingest_bytes(state.workspace(), data, name, engine=engine, password=password or None,
+                              progress=progress)
+    except (PasswordRequired, WrongPassword) as err:
+        st.session_state.setdefault(NEEDS_PASSWORD_KEY, set()).add(name)
+        return "error", md_escape(str(err))
+    except (InspectorError, ValueError) as err:  # ValueError: a bad RLI_MAX_UPLOAD_MB setting
+        return "error", md_escape(str(err))
+    finally:
+        bar.empty()
+    st.session_state.get(NEEDS_PASSWORD_KEY, set()).discard(name)
+    record = result.record
+    if result.created:
+        state.select_document(record.doc_id)
+        return "success", f"Added {md_escape(record.source)}: {record.page_count} pages, {record.engine} engine."
+    return "info", (f"{md_escape(name)} is already in the workspace (as {md_escape(record.source)}); "
+                    "nothing was re-read.")
+
+
+def upload_section() -> None:
+    st.subheader("Add PDFs")
+    limit = max_upload_mb()
+    files = st.file_uploader(
+        "PDF files", type=["pdf"], accept_multiple_files=True, key="rli:uploader",
+        help=(f"Up to {limit:.0f} MB each. " if limit else "") + "Files are stored by content hash in the workspace.",
+    )
+    engine = st.radio("Engine", list(ENGINES), format_func=ENGINES.__getitem__, horizontal=True, key="rli:engine")
+    password = None
+    if st.session_state.get(NEEDS_PASSWORD_KEY):
+        names = md_escape(", ".join(sorted(st.session_state[NEEDS_PASSWORD_KEY])))
+        password = st.text_input(f"Password for {names}", type="password", key="rli:pdf_password")
+    if st.button("Ingest", type="primary", disabled=not files, key="rli:ingest"):
+        st.session_state[RESULTS_KEY] = [ingest_upload(f.name, f.getvalue(), engine, password) for f in files]
+        st.rerun()  # the sidebar picker and the list below must show the new documents
+    for level, message in st.session_state.pop(RESULTS_KEY, []):
+        getattr(st, level)(message)
+
+
+def documents_frame(records) -> pd.DataFrame:
+    return pd.DataFrame({
+        "source": [r.source for r in records],
+        "pages": [r.page_count for r in records],
+        "engine": [r.engine for r in records],
+        "created": [time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at)) for r in records],
+        "review status": [state.review_status(r.doc_id) for r in records],
+        "doc_id": [r.doc_id for r in records],
+    })
+
+
+def open_in_inspect(doc_id: str) -> None:
+    state.select_document(doc_id)
+    st.switch_page("pages/inspect.py")
+
+
+def delete_document(doc_id: str) -> None:
+    state.workspace().delete_document(doc_id)
+    if st.session_state.get(state.DOC_KEY) == doc_id:
+        state.select_document(None)
+
+
+def documents_section() -> None:
+    st.subheader("Documents in the workspace")
+    records = state.documents()
+    if not records:
+        st.info("The workspace is empty. Add a PDF above.")
+        return
+    event = st.dataframe(
+        documents_frame(records), hide_index=True, on_select="rerun", selection_mode="single-row",
+        key=TABLE_KEY, width="stretch",
+    )
+    rows = event.selection.rows if event and event.selection else []
+    chosen = records[rows[0]] if rows and rows[0] < len(records) else None
+    if chosen is None:
+        current = state.current_doc_id()
+        chosen = next((r for r in records if r.doc_id == current), records[0])
+        st.caption("Select a row to choose another document.")
+    st.markdown(f"**{md_escape(chosen.source)}** · {chosen.page_count} pages · `{chosen.doc_id}`")
+    left, right = st.columns([1, 1])
+    if left.button("Open in Inspect", key="rli:open", type="primary"):
+        open_in_inspect(chosen.doc_id)
+    with right.popover("Delete…"):
+        st.write("Removes the document and its parser output. Its correction log is kept.")
+        if st.button(f"Delete {md_escape(chosen.source)}", key="rli:delete"):
+            delete_document(chosen.doc_id)
+            st.rerun()
+
+
+st.title("Documents")
+upload_section()
+st.divider()
+documents_section()

@@ -1,0 +1,229 @@
+"""Inspect: one page of the current document, every element drawn in its category's colour.
+
+Previous / next / jump, zoom and reading order on top; the page (click an element to select it) with
+the category legend and toggles beside it; the selected element's text and provenance; the page's
+element table below (selecting a row selects the element). Only the current page is touched on a
+rerun, so a 300-page document stays as quick as a 3-page one.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import pandas as pd
+import streamlit as st
+
+from core.categories import Category
+from core.model import Document, Element, thaw
+from ui import state
+from ui.page_view import page_view
+from ui.text import md_escape, shorten
+
+VISIBLE_KEY = "rli:visible_categories"  # persisted across pages; widget keys are dropped off-page
+ORDER_KEY = "rli:show_order"
+TABLE_GEN_KEY = "rli:table_generation"
+
+
+# ---- persisted view settings ---------------------------------------------------------------------
+def visible_categories() -> set[Category]:
+    return set(st.session_state.get(VISIBLE_KEY, set(Category)))
+
+
+def set_category_visible(category: Category, shown: bool) -> None:
+    visible = visible_categories()
+    visible.add(category) if shown else visible.discard(category)
+    st.session_state[VISIBLE_KEY] = visible
+
+
+def set_all_visible(shown: bool) -> None:
+    st.session_state[VISIBLE_KEY] = set(Category) if shown else set()
+
+
+def widget_synced_to(key: str, value) -> str:
+    """Give a widget the persisted value before it is drawn (its own state is dropped off-page)."""
+    if st.session_state.get(key) != value:
+        st.session_state[key] = value
+    return key
+
+
+def choose_element(element_id: str | None, doc: Document) -> None:
+    state.select_element(element_id, doc.doc_id)
+    # A new table key clears the table's own row selection, which would otherwise disagree.
+    st.session_state[TABLE_GEN_KEY] = st.session_state.get(TABLE_GEN_KEY, 0) + 1
+
+
+# ---- counts (cached per document version) ---------------------------------------------------------
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _document_counts(version: tuple, _doc: Document) -> Counter:
+    return Counter(e.category for e in _doc.elements())
+
+
+def document_counts(doc: Document) -> Counter:
+    return _document_counts(state.view_version(doc.doc_id), doc)
+
+
+# ---- the parts of the page -------------------------------------------------------------------------
+def page_caption(doc: Document, number: int) -> str:
+    page = doc.page(number)
+    label = f" · printed page {md_escape(page.label)}" if page.label and page.label != str(number) else ""
+    return f"**{md_escape(doc.source)}** · page {number} of {doc.page_count}{label} · {doc.engine} engine"
+
+
+def navigation_bar(doc: Document, number: int) -> None:
+    prev_col, jump_col, next_col, zoom_col, order_col = st.columns([1, 1.2, 1, 3, 1.6], vertical_alignment="bottom")
+    prev_col.button("◀ Previous", key="rli:prev", disabled=number <= 1, width="stretch",
+                    on_click=state.set_page, args=(number - 1, doc))
+    jump_key = widget_synced_to(f"rli:jump:{doc.doc_id}", number)
+    jump_col.number_input(
+        "Page", min_value=1, max_value=doc.page_count, step=1, key=jump_key,
+        on_change=lambda: state.set_page(int(st.session_state[jump_key]), doc),
+    )
+    next_col.button("Next ▶", key="rli:next", disabled=number >= doc.page_count, width="stretch",
+                    on_click=state.set_page, args=(number + 1, doc))
+    zoom_key = widget_synced_to("rli:zoom_widget", state.zoom())
+    zoom_col.select_slider(
+        "Zoom", options=state.ZOOMS, key=zoom_key, format_func=lambda z: f"{round(z * 100)}%",
+        on_change=lambda: state.set_zoom(st.session_state[zoom_key]),
+    )
+    order_key = widget_synced_to("rli:order_widget", bool(st.session_state.get(ORDER_KEY, False)))
+    order_col.toggle("Reading order", key=order_key,
+                     on_change=lambda: st.session_state.__setitem__(ORDER_KEY, st.session_state[order_key]))
+
+
+def swatch(colour: str) -> str:
+    # Our own constant colour, never document content: safe to give to the HTML renderer.
+    return (f'<span style="display:inline-block;width:0.9em;height:0.9em;background:{colour};'
+            f'border:2px solid {colour};opacity:0.85;border-radius:2px;vertical-align:middle"></span>')
+
+
+def category_toggle(category: Category, on_page: int, in_doc: int, visible: set[Category]) -> None:
+    box_col, toggle_col = st.columns([1, 12], vertical_alignment="center", gap="small")
+    box_col.markdown(swatch(category.colour), unsafe_allow_html=True)
+    key = widget_synced_to(f"rli:show:{category.value}", category in visible)
+    toggle_col.checkbox(
+        f"{category.label_ja} · {category.value} ({on_page} / {in_doc})", key=key,
+        on_change=lambda: set_category_visible(category, st.session_state[key]),
+    )
+
+
+def legend(doc: Document, page_elements: tuple[Element, ...]) -> None:
+    on_page = Counter(e.category for e in page_elements)
+    in_doc = document_counts(doc)
+    visible = visible_categories()
+    st.markdown("**Categories** · on this page / in the document")
+    all_col, none_col = st.columns(2)
+    all_col.button("Show all", key="rli:show_all", on_click=set_all_visible, args=(True,), width="stretch")
+    none_col.button("Hide all", key="rli:hide_all", on_click=set_all_visible, args=(False,), width="stretch")
+    present = [c for c in Category if in_doc[c]]
+    for category in present:
+        category_toggle(category, on_page[category], in_doc[category], visible)
+    absent = [c for c in Category if not in_doc[c]]
+    if absent:
+        with st.expander(f"Not in this document ({len(absent)})"):
+            for category in absent:
+                category_toggle(category, 0, 0, visible)
+
+
+def element_details(doc: Document, element: Element) -> None:
+    category = element.category
+    st.markdown(
+        f"{swatch(category.colour)} **{category.label_ja} · {category.value}** · reading order {element.seq + 1}",
+        unsafe_allow_html=True,  # only the swatch is HTML; the rest is our own vocabulary
+    )
+    st.code(element.text or "(no text)", language=None, wrap_lines=True)
+    x0, y0, x1, y1 = element.bbox
+    facts = {
+        "id": element.id,
+        "bbox (pt)": f"{x0:.1f}, {y0:.1f}, {x1:.1f}, {y1:.1f}  ({x1 - x0:.1f} × {y1 - y0:.1f})",
+        "source": element.source,
+        "rules": ", ".join(element.rules) if element.rules else "none (as the parser gave it)",
+    }
+    if element.state is not None:
+        facts["selection state"] = element.state
+    st.table(pd.DataFrame({"": list(facts.values())}, index=list(facts.keys())))
+    if element.links:
+        st.markdown("**Linked to**")
+        for target_id in element.links:
+            try:
+                target = doc.element(target_id)
+                st.text(f"{target.category.value} p{target.page} · {shorten(target.text, 60)}  [{target_id}]")
+            except KeyError:
+                st.text(f"{target_id} (no longer in the document)")
+    if element.attrs:
+        with st.expander("Attributes"):
+            st.json(thaw(dict(element.attrs)), expanded=True)
+
+
+def element_table(doc: Document, number: int, elements: tuple[Element, ...], selected: str | None) -> None:
+    ids = [e.id for e in elements]
+    frame = pd.DataFrame({
+        "": ["▶" if e.id == selected else "" for e in elements],
+        "#": [e.seq + 1 for e in elements],
+        "category": [f"{e.category.label_ja} · {e.category.value}" for e in elements],
+        "text": [shorten(e.text, 120) for e in elements],
+        "source": [e.source for e in elements],
+        "rules": [", ".join(e.rules) for e in elements],
+        "id": ids,
+    })
+    key = f"rli:elements:{doc.doc_id}:{number}:{st.session_state.get(TABLE_GEN_KEY, 0)}"
+
+    def table_selected() -> None:
+        rows = st.session_state[key].selection.rows
+        state.select_element(ids[rows[0]] if rows else None, doc.doc_id)
+
+    st.dataframe(
+        frame, key=key, on_select=table_selected, selection_mode="single-row", hide_index=True,
+        width="stretch", column_config={"": st.column_config.TextColumn(width=24)},
+    )
+
+
+# ---- the page --------------------------------------------------------------------------------------
+def no_document() -> None:
+    st.title("Inspect")
+    st.info("No document to inspect yet. Add a PDF on the Documents page.")
+    st.page_link("pages/documents.py", label="Go to Documents", icon=":material/folder_open:")
+
+
+def inspect_page(doc: Document) -> None:
+    number = state.current_page(doc)
+    page = doc.page(number)
+    st.markdown(page_caption(doc, number))
+    navigation_bar(doc, number)
+    if page.notice:
+        st.caption(md_escape(page.notice))
+
+    visible = visible_categories()
+    selected = state.selected_element_id(doc.doc_id)
+    if selected is not None and all(e.id != selected for e in page.elements):
+        selected = None  # deleted by a correction, or from another page
+    show_order = bool(st.session_state.get(ORDER_KEY, False))
+
+    page_col, side_col = st.columns([7, 3], gap="medium")
+    with page_col:
+        click = page_view(doc, number, zoom=state.zoom(), key="inspect", visible=visible,
+                          selected=selected, show_order=show_order)
+    if click is not None and click.element_id != selected:
+        choose_element(click.element_id, doc)
+        st.rerun()  # redraw with the new highlight, table marker and details
+    with side_col:
+        legend(doc, page.elements)
+        st.divider()
+        if selected is None:
+            st.caption("Click an element on the page or pick a row in the table below to see its text "
+                       "and where it came from.")
+        else:
+            element_details(doc, next(e for e in page.elements if e.id == selected))
+
+    shown = tuple(e for e in page.elements if e.category in visible or e.id == selected)
+    st.markdown(f"**Elements on page {number}** · {len(shown)} of {len(page.elements)} shown "
+                "(hidden categories are left out)")
+    if shown:
+        element_table(doc, number, shown, selected)
+    else:
+        st.caption("No elements to show on this page.")
+
+
+document = state.corrected_doc()
+if document is None:
+    no_document()
+else:
+    inspect_page(document)

@@ -1,0 +1,115 @@
+"""The page image with boxes, shared by every page that shows a PDF page.
+
+    click = page_view(doc, page_number, zoom=zoom, key="inspect")
+    if click and click.element_id:
+        ...
+
+Draws the page at `zoom` with the document's elements in their category colours (or only the
+boxes you pass), and lets the reviewer click on the page. A click comes back as a `Click` in PDF
+points with the id of the element under it (smallest box wins). With `clickable=False` it is a plain
+image (cheaper; for pages that only show).
+
+Clicks come from streamlit-drawable-canvas in "point" mode: every click adds a tiny invisible circle
+to the canvas drawing; this module remembers how many it has already handled, so a click is reported
+once, on the rerun right after it happened.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+import streamlit as st
+
+from core.categories import Category
+from core.model import Document, Element
+from core.render import Box, Line, element_at, image_size, page_view_image, pixels_to_points
+from ui import state
+
+# The point tool places a circle whose left edge is (click x - radius - stroke/2), vertically centred
+# on the click; these two numbers undo that offset exactly.
+_POINT_RADIUS = 1
+_POINT_STROKE = 0
+
+
+@dataclass(frozen=True)
+class Click:
+    """Where the reviewer clicked, in PDF points of `page`, and the element under it (if any)."""
+    page: int
+    x: float
+    y: float
+    element_id: str | None
+
+
+def page_view(
+    doc: Document,
+    page_number: int,
+    *,
+    zoom: float,
+    key: str,
+    elements: Iterable[Element] | None = None,
+    visible: set[Category] | frozenset[Category] | None = None,
+    selected: str | None = None,
+    show_order: bool = False,
+    boxes: Iterable[Box | Sequence[Any]] = (),
+    lines: Iterable[Line | Sequence[Any]] = (),
+    clickable: bool = True,
+) -> Click | None:
+    """Show page `page_number` of `doc` with overlays; return the click made since the last rerun.
+
+    - `elements`: drawn in category colours; default the page's own elements. Pass `[]` to draw
+      only `boxes`/`lines` (e.g. chunk highlights, evidence boxes, caption links).
+    - `visible`: categories to draw (None = all); the `selected` element is always drawn, emphasised.
+    - `boxes`, `lines`: extra `core.render.Box` / `Line` values (or `(bbox, colour, label)` /
+      `(p0, p1, colour)` tuples), in PDF points, drawn on top.
+    - `key`: unique per place the view appears (one per page of the app is enough).
+    - Clicks are hit-tested against `elements` restricted to `visible`.
+    """
+    page = doc.page(page_number)
+    shown = tuple(page.elements if elements is None else elements)
+    png = page_view_image(
+        state.document_pdf(doc.doc_id), page, zoom, elements=shown, visible=visible,
+        selected=selected, show_order=show_order, extra_boxes=boxes, lines=lines,
+    )
+    if not clickable:
+        st.image(png, width="content")
+        return None
+    width, height = image_size(page.width, page.height, zoom)
+    return _clickable_image(png, width, height, doc.doc_id, page_number, zoom, shown, visible, key)
+
+
+def _clickable_image(
+    png: bytes, width: int, height: int, doc_id: str, page_number: int, zoom: float,
+    elements: Sequence[Element], visible, key: str,
+) -> Click | None:
+    from streamlit_drawable_canvas import st_canvas  # imported late: it registers a component
+
+    # A new canvas per (document, page, zoom): its click list starts empty and its size is right.
+    canvas_key = f"{key}:canvas:{doc_id}:{page_number}:{zoom}"
+    result = st_canvas(
+        background_image=png, width=width, height=height, drawing_mode="point",
+        point_display_radius=_POINT_RADIUS, stroke_width=_POINT_STROKE,
+        stroke_color="rgba(0,0,0,0)", fill_color="rgba(0,0,0,0)",
+        update_streamlit=True, key=canvas_key,
+    )
+    points = [o for o in ((result.json_data or {}).get("objects") or []) if o.get("type") in ("Circle", "circle")]
+    seen_key = f"{canvas_key}:seen"
+    seen = int(st.session_state.get(seen_key, 0))
+    st.session_state[seen_key] = len(points)
+    if len(points) <= seen:  # nothing new (or the canvas toolbar undid/reset points)
+        return None
+    x_px, y_px = click_position(points[-1])
+    x, y = pixels_to_points(x_px, zoom), pixels_to_points(y_px, zoom)
+    hit = element_at(elements, x, y, visible=visible, tolerance=2.0)
+    return Click(page=page_number, x=x, y=y, element_id=hit.id if hit else None)
+
+
+def click_position(circle: dict[str, Any]) -> tuple[float, float]:
+    """Canvas pixels of a click from the circle the point tool drew for it."""
+    radius = float(circle.get("radius", _POINT_RADIUS))
+    stroke = float(circle.get("strokeWidth", _POINT_STROKE) or 0)
+    left, top = float(circle.get("left", 0)), float(circle.get("top", 0))
+    origin_x, origin_y = circle.get("originX", "left"), circle.get("originY", "center")
+    diameter = 2 * radius + stroke
+    x = left + {"left": diameter / 2, "center": 0.0, "right": -diameter / 2}.get(origin_x, diameter / 2)
+    y = top + {"top": diameter / 2, "center": 0.0, "bottom": -diameter / 2}.get(origin_y, 0.0)
+    return x, y

@@ -1,0 +1,187 @@
+"""Session state in one place: the workspace, the current document, page and element, the zoom and
+the reviewer's name. Pages call these functions instead of touching `st.session_state` keys, so the
+keys can change without breaking a page.
+
+Selection rules: the current document is remembered per session; the current page and the selected
+element are remembered per document, so switching documents and back returns to where you were.
+Setters are safe to call from widget callbacks (`on_click=`, `on_change=`); when called from the
+script body, call `st.rerun()` afterwards if widgets drawn earlier in the run must show the change.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import streamlit as st
+
+from core.corrections import corrected_document
+from core.model import Document
+from core.store import DocumentRecord, Workspace, workspace_root
+
+DOC_KEY = "rli:doc_id"
+REVIEWER_KEY = "rli:reviewer"
+ZOOM_KEY = "rli:zoom"
+WORKSPACE_KEY = "rli:workspace"
+ZOOMS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
+DEFAULT_ZOOM = 1.25
+
+
+# ---- workspace ----------------------------------------------------------------------------------
+def workspace_path() -> Path:
+    """`RLI_WORKSPACE` or ./workspace, resolved once so every session of this process agrees."""
+    return _resolved_root(os.environ.get("RLI_WORKSPACE", ""))
+
+
+@st.cache_resource(show_spinner=False)
+def _resolved_root(env_value: str) -> Path:
+    root = workspace_root(env_value or None).resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def workspace() -> Workspace:
+    """This session's Workspace, opened once per session.
+
+    One SQLite connection per session rather than one per process: a connection carries at most one
+    open transaction, and two sessions writing at once (two first visits ingesting the samples) must
+    each get their own `BEGIN IMMEDIATE`, which SQLite then serialises across connections.
+    """
+    root = workspace_path()
+    ws = st.session_state.get(WORKSPACE_KEY)
+    if ws is None or Path(ws.root).resolve() != root:
+        ws = Workspace(root)
+        st.session_state[WORKSPACE_KEY] = ws
+    return ws
+
+
+# ---- current document ---------------------------------------------------------------------------
+def documents() -> list[DocumentRecord]:
+    return workspace().documents()
+
+
+def current_doc_id() -> str | None:
+    """The selected document, falling back to the first one so a first visit shows something."""
+    ws = workspace()
+    doc_id = st.session_state.get(DOC_KEY)
+    if doc_id and ws.find_document(doc_id) is not None:
+        return doc_id
+    records = ws.documents()
+    doc_id = records[0].doc_id if records else None
+    st.session_state[DOC_KEY] = doc_id
+    return doc_id
+
+
+def select_document(doc_id: str | None) -> None:
+    st.session_state[DOC_KEY] = doc_id
+
+
+def current_record() -> DocumentRecord | None:
+    doc_id = current_doc_id()
+    return workspace().find_document(doc_id) if doc_id else None
+
+
+# ---- the corrected document (the one call to core.corrections) ----------------------------------
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _corrected(root: str, doc_id: str, engine: str, updated_at: float, head: int, _ws: Workspace) -> Document:
+    # Keyed by what changes the result: a new engine run (updated_at) or a new event (head).
+    # cache_resource, not cache_data: a Document is frozen, so sharing it is safe, and it is not
+    # pickled on every rerun (that would cost ~100 ms on a 300-page document).
+    return corrected_document(_ws, doc_id)
+
+
+def log_head(doc_id: str) -> int:
+    """The correction-log head the current view is built from (pass it as `expected_head`)."""
+    return workspace().head(doc_id)
+
+
+def corrected_doc(doc_id: str | None = None) -> Document | None:
+    """The corrected Document (machine output + the reviewer's events), cached by (doc_id, log head)."""
+    ws = workspace()
+    doc_id = doc_id or current_doc_id()
+    if doc_id is None:
+        return None
+    record = ws.document(doc_id)
+    return _corrected(str(ws.root), doc_id, record.engine, record.updated_at, ws.head(doc_id), ws)
+
+
+def view_version(doc_id: str) -> tuple:
+    """What a view derived from the corrected document must be keyed by (for caches of your own)."""
+    ws = workspace()
+    record = ws.document(doc_id)
+    return (str(ws.root), doc_id, record.engine, record.updated_at, ws.head(doc_id))
+
+
+def document_pdf(doc_id: str) -> Path | None:
+    """The stored PDF, or None for an import without one (pages then render blank)."""
+    return workspace().document_pdf(doc_id)
+
+
+# ---- current page and element -------------------------------------------------------------------
+def _page_key(doc_id: str) -> str:
+    return f"rli:page:{doc_id}"
+
+
+def _element_key(doc_id: str) -> str:
+    return f"rli:element:{doc_id}"
+
+
+def current_page(doc: Document | None = None) -> int:
+    """1-based page of the current document, clamped to the document (1 when there is none)."""
+    doc_id = doc.doc_id if doc else current_doc_id()
+    if doc_id is None:
+        return 1
+    number = int(st.session_state.get(_page_key(doc_id), 1))
+    if doc is not None:
+        number = min(max(number, 1), max(doc.page_count, 1))
+    return number
+
+
+def set_page(number: int, doc: Document | None = None) -> None:
+    doc_id = doc.doc_id if doc else current_doc_id()
+    if doc_id is None:
+        return
+    if doc is not None:
+        number = min(max(int(number), 1), doc.page_count)
+    if st.session_state.get(_page_key(doc_id)) != number:
+        st.session_state[_page_key(doc_id)] = int(number)
+        select_element(None, doc_id)  # a selection on another page would be invisible
+
+
+def selected_element_id(doc_id: str | None = None) -> str | None:
+    doc_id = doc_id or current_doc_id()
+    return st.session_state.get(_element_key(doc_id)) if doc_id else None
+
+
+def select_element(element_id: str | None, doc_id: str | None = None) -> None:
+    doc_id = doc_id or current_doc_id()
+    if doc_id:
+        st.session_state[_element_key(doc_id)] = element_id
+
+
+# ---- view settings and reviewer -----------------------------------------------------------------
+def zoom() -> float:
+    return float(st.session_state.get(ZOOM_KEY, DEFAULT_ZOOM))
+
+
+def set_zoom(value: float) -> None:
+    st.session_state[ZOOM_KEY] = float(value)
+
+
+def reviewer() -> str:
+    """The reviewer's name as typed in the sidebar ("" until set); corrections record it as actor."""
+    return str(st.session_state.get(REVIEWER_KEY, "")).strip()
+
+
+def set_reviewer(name: str) -> None:
+    st.session_state[REVIEWER_KEY] = name.strip()
+
+
+# ---- review status (Documents list) -------------------------------------------------------------
+def review_status(doc_id: str) -> str:
+    """One short word or phrase for the Documents list.
+
+    For now: how many correction events the document has. The corrections work can replace this
+    with per-page `mark_reviewed` progress; the Documents page only calls this function.
+    """
+    count = len(workspace().events(doc_id))
+    return "no corrections" if count == 0 else f"{count} correction{'s' if count != 1 else ''}"
