@@ -309,12 +309,13 @@ def _add_key_value(builder: DocumentBuilder, pair: Mapping[str, Any], i: int, te
     value = pair.get("value")
     pair_id = f"/keyValuePairs/{i}"
     common = {"kv_pair": pair_id, "confidence": pair.get("confidence")}
-    key_attrs = {**common, "kv_role": "key"}
-    if not isinstance(value, Mapping) or not value.get("boundingRegions"):
-        key_attrs["kv_empty"] = True  # Azure omits `value` when the field is blank: an empty value
+    has_value = isinstance(value, Mapping) and bool(value.get("boundingRegions"))
+    # Azure omits `value` when the field is blank: that is an empty value, named by "" for core.forms.
+    key_attrs = {**common, "kv_role": "key", "kv_value_id_ref": f"{pair_id}/value" if has_value else "",
+                 "kv_empty": None if has_value else True, "kv_confidence": pair.get("confidence")}
     _add_regions(builder, f"{pair_id}/key", _regions(key, where + ".key"), Category.FORM_FIELD, text_of(key),
                  key_attrs, (_first_offset(key),))
-    if isinstance(value, Mapping) and value.get("boundingRegions"):
+    if has_value:
         _add_regions(builder, f"{pair_id}/value", _regions(value, where + ".value"), Category.FORM_FIELD,
                      text_of(value), {**common, "kv_role": "value"}, (_first_offset(key), 1))
 
@@ -421,7 +422,9 @@ def _add_v2_key_value(builder: DocumentBuilder, pair: Mapping[str, Any], p: int,
     builder.add(f"{pair_id}/key", page_no, _polygon(need(key, "boundingBox", where + ".key", list), where),
                 Category.FORM_FIELD, str(key.get("text", "")),
                 attrs={"kv_role": "key", "kv_pair": pair_id, "kv_empty": None if has_value else True,
-                       "confidence": pair.get("confidence")}, order=(NO_SPAN, k))
+                       "kv_value_id_ref": f"{pair_id}/value" if has_value else "",
+                       "confidence": pair.get("confidence"), "kv_confidence": pair.get("confidence")},
+                order=(NO_SPAN, k))
     if has_value:
         builder.add(f"{pair_id}/value", page_no, _polygon(value["boundingBox"], where + ".value"),
                     Category.FORM_FIELD, str(value.get("text", "")),

@@ -159,7 +159,10 @@ def _add_item(builder: DocumentBuilder, item: Mapping[str, Any], items: Mapping[
     provs = item["prov"]
     for index, prov in enumerate(provs):
         page = int(prov["page_no"])
-        box = _box(prov["bbox"], heights.get(page), f"{ref}.prov[{index}]")
+        if page not in heights:
+            raise MalformedImport(f"{ref} is on page {page}, which 'pages' does not list "
+                                  f"(pages: {', '.join(map(str, sorted(heights))) or 'none'})")
+        box = _box(prov["bbox"], heights[page], f"{ref}.prov[{index}]")
         category_here = _furniture_category(category, layer, box, heights.get(page))
         part_attrs = dict(attrs)
         part_text = text
@@ -270,30 +273,39 @@ def _add_graph(builder: DocumentBuilder, item: Mapping[str, Any], heights: Mappi
             value_of[target] = source
     key_of = {v: k for k, v in value_of.items()}
 
+    draft_ref: dict[Any, str] = {}
     for cell_id, cell in by_id.items():
         role = {"key": "key", "value": "value", "checkbox": "value"}.get(cell.get("label"), None)
         key_id = cell_id if role == "key" else key_of.get(cell_id, cell_id)
         attrs = {"kv_role": role or "cell", "kv_pair": f"{ref}/cells/{key_id}", "kv_graph": ref,
                  "docling_label": f"graph:{cell.get('label')}"}
-        if role == "key" and cell_id not in value_of:
-            attrs["kv_empty"] = True
         target_ref = (cell.get("item_ref") or {}).get("$ref")
         existing = builder.get(target_ref) if target_ref else None
         if existing is not None:
             existing.attrs.update(attrs)
             if existing.category is Category.TEXT:
                 existing.category = Category.FORM_FIELD
+            draft_ref[cell_id] = existing.ref
             continue
         prov = cell.get("prov")
         if not isinstance(prov, Mapping):
             continue
-        page = int(need(prov, "page_no", f"{ref}.graph.cells[{cell_id}].prov"))
-        box = _box(need(prov, "bbox", f"{ref}.graph.cells[{cell_id}].prov"), heights.get(page),
-                   f"{ref}.graph.cells[{cell_id}].prov")
+        where = f"{ref}.graph.cells[{cell_id}].prov"
+        page = int(need(prov, "page_no", where))
+        box = _box(need(prov, "bbox", where), heights.get(page), where)
         is_box = cell.get("label") == "checkbox"
-        builder.add(f"{ref}/cells/{cell_id}", page, box,
-                    Category.SELECTION_MARK if is_box else Category.FORM_FIELD,
+        builder.add(f"{ref}/cells/{cell_id}", page, box, Category.SELECTION_MARK if is_box else Category.FORM_FIELD,
                     cell.get("text") or cell.get("orig") or "", state="unknown" if is_box else None, attrs=attrs)
+        draft_ref[cell_id] = f"{ref}/cells/{cell_id}"
+
+    for cell_id, cell in by_id.items():
+        if cell.get("label") != "key" or cell_id not in draft_ref:
+            continue
+        key_draft = builder.get(draft_ref[cell_id])
+        value_ref = draft_ref.get(value_of.get(cell_id), "")
+        key_draft.attrs["kv_value_id_ref"] = value_ref  # "" = the key has no value: an empty value
+        if not value_ref:
+            key_draft.attrs["kv_empty"] = True
 
 
 def _pair_field_items(builder: DocumentBuilder, items: Mapping[str, Mapping[str, Any]]) -> None:
@@ -305,11 +317,13 @@ def _pair_field_items(builder: DocumentBuilder, items: Mapping[str, Mapping[str,
         while parent in items and items[parent].get("label") != "field_item":
             parent = (items[parent].get("parent") or {}).get("$ref")
         draft.attrs["kv_pair"] = parent if parent in items else draft.ref
-    keys_with_value = {d.attrs["kv_pair"] for d in builder.drafts
-                       if d.attrs.get("docling_label") == "field_value" and "kv_pair" in d.attrs}
+    value_of = {d.attrs["kv_pair"]: d.ref for d in builder.drafts
+                if d.attrs.get("docling_label") == "field_value" and "kv_pair" in d.attrs}
     for draft in builder.drafts:
-        if draft.attrs.get("docling_label") == "field_key" and draft.attrs.get("kv_pair") not in keys_with_value:
-            draft.attrs["kv_empty"] = True
+        if draft.attrs.get("docling_label") == "field_key":
+            draft.attrs["kv_value_id_ref"] = value_of.get(draft.attrs.get("kv_pair"), "")
+            if not draft.attrs["kv_value_id_ref"]:
+                draft.attrs["kv_empty"] = True
 
 
 def _link_captions_and_footnotes(builder: DocumentBuilder, payload: Mapping[str, Any]) -> None:

@@ -179,7 +179,7 @@ class DocumentBuilder:
         bbox = box if in_points else frame.to_points(box)
         if ref in self._by_ref:
             raise MalformedImport(f"the {self.ctx.engine} output uses the id {ref!r} twice")
-        clean = {k: v for k, v in (attrs or {}).items() if v is not None and v != "" and v != [] and v != {}}
+        clean = {k: v for k, v in (attrs or {}).items() if v is not None and v != [] and v != {}}
         draft = Draft(ref, page, bbox, category, text or "", order, state, clean)
         self.drafts.append(draft)
         self._by_ref[ref] = draft
@@ -227,7 +227,8 @@ class DocumentBuilder:
 def _resolve_ref_attrs(attrs: Mapping[str, Any], ids: Mapping[str, str]) -> dict[str, Any]:
     """Attrs named `<x>_ref` / `<x>_refs` hold source refs; they become `<x>` holding element ids.
 
-    Refs to items that did not become elements are dropped, so an attr never points nowhere.
+    Refs to items that did not become elements are dropped, so an attr never points nowhere. This
+    is how a key names its value for core.forms: `kv_value_id_ref` becomes `kv_value_id`.
     """
     out: dict[str, Any] = {}
     for key, value in attrs.items():
@@ -236,8 +237,8 @@ def _resolve_ref_attrs(attrs: Mapping[str, Any], ids: Mapping[str, str]) -> dict
             if resolved:
                 out[key[:-5]] = resolved
         elif key.endswith("_ref") and isinstance(value, str):
-            if value in ids:
-                out[key[:-4]] = ids[value]
+            if value in ids or value == "":  # "" is a deliberate "none" (a key whose value is empty)
+                out[key[:-4]] = ids.get(value, "")
         else:
             out[key] = value
     return out

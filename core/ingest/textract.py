@@ -267,8 +267,14 @@ class _Reader:
         values = [v for v in self.related(key, "VALUE") if v["BlockType"] == "KEY_VALUE_SET"]
         pair = key["Id"]
         position = self._container_order(key, order)
+        value_ref = ""  # "" = no value at all: an empty value for core.forms
+        if values:
+            marks = [c for c in self.related(values[0], "CHILD") if c["BlockType"] == "SELECTION_ELEMENT"]
+            value_ref = marks[0]["Id"] if marks else values[0]["Id"]  # a check box answers with its mark
+        empty = not values or not self.related(values[0], "CHILD")
         self.add(key, Category.FORM_FIELD, self.words(key), position, kv_role="key", kv_pair=pair,
-                 kv_empty=None if values else True)
+                 kv_empty=True if empty else None, kv_value_id_ref=value_ref,
+                 kv_confidence=round(key["Confidence"] / 100, 4) if "Confidence" in key else None)
         for value in values:
             children = self.related(value, "CHILD")
             marks = [c for c in children if c["BlockType"] == "SELECTION_ELEMENT"]
