@@ -15,18 +15,15 @@ from dataclasses import replace
 from typing import Callable, Iterable, Sequence
 
 from core.categories import Category
-from core.geometry import area, contains, union
+from core.geometry import area, contains, coverage, union
 from core.model import BBox, Document, Element, Page, element_id, freeze_attrs, renumber
-from core.text import digits_masked, is_hiragana, join_lines, nfkc, squash
+from core.text import (AMBIGUOUS_GLYPHS, ARTICLE_HEADING, SELECTION_GLYPHS, digits_masked, is_hiragana,
+                       join_lines, nfkc, squash)
 
 C = Category
 Rule = Callable[[Document], Document]
 
 TEXTUAL = (C.TEXT, C.LIST_ITEM, C.SECTION_HEADER, C.TITLE, C.CAPTION, C.FOOTNOTE)
-SELECTION_GLYPHS = {"☐": "unselected", "□": "unselected", "☑": "selected", "☒": "selected",
-                    "■": "selected", "✓": "selected", "✔": "selected"}
-# □ and ■ are also bullets; they count as check boxes only in a form-like line (see _counted_glyphs).
-AMBIGUOUS_GLYPHS = {"□", "■"}
 CHECK_TEXTS = {"✓", "✔", "x", "X", "×", "✗", "✘", "レ", "v", "V", "■", "●"}
 
 
@@ -80,6 +77,16 @@ def _lines(e: Element) -> list[tuple[BBox, str]]:
     return [(e.bbox, e.text)]
 
 
+def _stored_lines(e: Element) -> list[tuple[BBox, str, float, int]]:
+    """(bbox, text, size, block) per line, as ingest stored them."""
+    size = e.attr("size") or 0.0
+    stored = e.attr("lines")
+    if not stored:
+        return [(e.bbox, e.text, size, 0)]
+    return [((ln[0], ln[1], ln[2], ln[3]), ln[4], ln[5] if len(ln) > 5 else size, ln[6] if len(ln) > 6 else 0)
+            for ln in stored]
+
+
 def _child_id(doc_id: str, e: Element, bbox: BBox, text: str, salt: str) -> str:
     """Ids of pieces split from an element derive from its id: stable across runs."""
     return element_id(doc_id, e.page, bbox, text, f"{e.id}:{salt}")
@@ -88,6 +95,60 @@ def _child_id(doc_id: str, e: Element, bbox: BBox, text: str, salt: str) -> str:
 def _text_attrs_only(e: Element) -> dict:
     keep = ("size", "fonts", "bold")
     return {k: v for k, v in e.attrs if k in keep}
+
+
+# ---------------------------------------------------------------------------------------------
+# form_table: a "table" holding AcroForm widgets is a form laid out on a grid → its text lines
+# ---------------------------------------------------------------------------------------------
+def form_table(doc: Document) -> Document:
+    """The layout model reads a form page as one big table; the widgets say it is a form. A table
+    box holding a widget, or with fewer than 2 rows × 2 columns of text, is replaced by its text, one
+    element per text block (headings by font size); the widgets already carry the values."""
+    body = body_size(doc)
+
+    def not_a_table(e: Element, widgets: list[Element]) -> bool:
+        if e.category is not C.TABLE or not e.attr("lines"):
+            return False
+        if any(coverage(w.bbox, e.bbox) >= 0.5 for w in widgets):
+            return True
+        rows = e.attr("rows")
+        if rows is None:
+            return False
+        filled_rows = [r for r in rows if any(c.strip() for c in r)]
+        filled_cols = {i for r in rows for i, c in enumerate(r) if c.strip()}
+        return len(filled_rows) < 2 or len(filled_cols) < 2
+
+    def on_page(page: Page) -> list[Element]:
+        widgets = [e for e in page.elements if e.source == "widget"]
+        out: list[Element] = []
+        for e in page.elements:
+            out.extend(_text_blocks(doc.doc_id, e, body, "form_table") if not_a_table(e, widgets) else [e])
+        return out
+    return _map_pages(doc, on_page)
+
+
+def _text_blocks(doc_id: str, e: Element, body: float, rule: str) -> list[Element]:
+    groups: list[list[tuple[BBox, str, float, int]]] = []
+    for line in sorted(_stored_lines(e), key=lambda ln: (ln[3], ln[0][1], ln[0][0])):
+        if groups and groups[-1][-1][3] == line[3] and abs(groups[-1][-1][2] - line[2]) <= 0.6:
+            groups[-1].append(line)
+        else:
+            groups.append([line])
+    groups.sort(key=lambda g: (round(g[0][0][1] / 3), g[0][0][0]))
+    out = []
+    for n, group in enumerate(groups):
+        text = join_lines([t for _, t, _, _ in group])
+        if not text:
+            continue
+        box = union(b for b, _, _, _ in group)
+        size = max(s for _, _, s, _ in group)
+        category = C.SECTION_HEADER if size >= 1.1 * body and len(text) <= 60 else C.TEXT
+        attrs = {"size": size, "fonts": e.attr("fonts") or ()}
+        if len(group) > 1:
+            attrs["lines"] = tuple((*b, t, s, k) for b, t, s, k in group)
+        out.append(Element(_child_id(doc_id, e, box, text, f"{rule}:{n}"), e.page, e.seq, category, box, text,
+                           e.source, rules=e.rules + (rule,), attrs=freeze_attrs(attrs)))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -164,6 +225,8 @@ def _glyph_pieces(doc_id: str, e: Element) -> list[Element] | None:
     out = []
     base_attrs = _text_attrs_only(e)
     for n, (cat, box, text, state) in enumerate(pieces):
+        if cat is C.LIST_ITEM:
+            cat = C.TEXT  # the "bullet" that made it a list item was the check box itself
         box = (min(box[0], box[2]), box[1], max(box[0], box[2]), box[3])
         attrs = {"glyph": text} if cat is C.SELECTION_MARK else base_attrs
         out.append(Element(_child_id(doc_id, e, box, text, f"selection_glyph:{n}"), e.page, e.seq, cat, box, text,
@@ -235,6 +298,25 @@ def _band(e: Element, page: Page) -> str | None:
     return None
 
 
+def _small_print_in_margin(doc: Document) -> dict[str, str]:
+    """Small print at the very top or bottom edge (a form number "様式第3号" above a one-page form)."""
+    body = body_size(doc)
+    found = {}
+    for page in doc.pages:
+        for e in page.elements:
+            if e.category not in (C.TEXT, C.SECTION_HEADER) or not (0 < len(e.text.strip()) <= 60):
+                continue
+            cy = (e.bbox[1] + e.bbox[3]) / 2
+            small = (e.attr("size") or body) <= 0.92 * body
+            if not small or FOOTNOTE_START.match(nfkc(e.text.strip())):
+                continue
+            if cy <= 0.06 * page.height:
+                found[e.id] = "top"
+            elif cy >= 0.94 * page.height:
+                found[e.id] = "bottom"
+    return found
+
+
 def repeated_furniture(doc: Document) -> Document:
     """Running heads/feet: text (digits masked) repeated at about the same height on ≥3 pages, plus
     bare page numbers and copyright lines in the top/bottom margin."""
@@ -260,6 +342,7 @@ def repeated_furniture(doc: Document) -> Document:
         for _, _, eid in hits:
             if PAGE_NUMBER.match(text) or COPYRIGHT.match(nfkc(text)):
                 furniture.setdefault(eid, band)
+    furniture.update(_small_print_in_margin(doc))
 
     def fn(e: Element, page: Page) -> Element | None:
         band = furniture.get(e.id)
@@ -306,24 +389,67 @@ CAPTION_START = re.compile(
     r"(?:[0-9]+(?:[-‐.．][0-9]+)*|[IVX]+)(?P<after>.?)", re.I)
 
 
+def looks_like_caption(raw: str) -> bool:
+    text = nfkc(raw.strip())
+    m = CAPTION_START.match(text)
+    if not m or len(text) > 150:
+        return False
+    after = m.group("after")
+    if after and is_hiragana(after):
+        return False  # "表1に示すとおり…": a sentence that mentions the table
+    rest = text[m.end("after") - len(after):].lstrip()
+    if rest[:1].islower() and rest.split(" ", 1)[0].isalpha():
+        return False  # "Table 1 shows…"
+    if text.endswith(("。", ".")) and len(text) > 60:
+        return False
+    return True
+
+
 def caption_prefix(doc: Document) -> Document:
-    def fn(e: Element, page: Page) -> Element | None:
-        if e.category not in (C.TEXT, C.SECTION_HEADER, C.LIST_ITEM, C.TITLE):
-            return None
-        text = nfkc(e.text.strip())
-        m = CAPTION_START.match(text)
-        if not m or len(text) > 150:
-            return None
-        after = m.group("after")
-        if after and is_hiragana(after):
-            return None  # "表1に示すとおり…": a sentence that mentions the table
-        rest = text[m.end("after") - len(after):].lstrip()
-        if rest[:1].islower() and rest.split(" ", 1)[0].isalpha():
-            return None  # "Table 1 shows…"
-        if text.endswith(("。", ".")) and len(text) > 60:
-            return None
-        return replace(e, category=C.CAPTION)
-    return _map_elements(doc, "caption_prefix", fn)
+    """Text starting 図1/表2/Figure 3… → caption; a caption line the model drew inside its picture or
+    table box (at the box's top or bottom edge) is split out of it."""
+    def on_page(page: Page) -> list[Element]:
+        out: list[Element] = []
+        for e in page.elements:
+            if e.category in (C.TEXT, C.SECTION_HEADER, C.LIST_ITEM, C.TITLE) and looks_like_caption(e.text):
+                out.append(relabel(e, C.CAPTION, "caption_prefix"))
+            elif e.category in (C.PICTURE, C.TABLE):
+                out.extend(_split_edge_caption(doc.doc_id, e))
+            else:
+                out.append(e)
+        return out
+    return _map_pages(doc, on_page)
+
+
+def _split_edge_caption(doc_id: str, e: Element) -> list[Element]:
+    lines = _stored_lines(e)
+    if len(lines) < 2 and e.category is C.TABLE:
+        return [e]
+    ordered = sorted(lines, key=lambda ln: (ln[0][1], ln[0][0]))
+    for position, line in (("top", ordered[0]), ("bottom", ordered[-1])):
+        box, text = line[0], line[1]
+        at_edge = box[1] <= e.bbox[1] + 3 if position == "top" else box[3] >= e.bbox[3] - 3
+        if not (at_edge and looks_like_caption(text)):
+            continue
+        rest = [ln for ln in lines if ln is not line]
+        if position == "top":
+            new_box = (e.bbox[0], min(box[3] + 1, e.bbox[3]), e.bbox[2], e.bbox[3])
+        else:
+            new_box = (e.bbox[0], e.bbox[1], e.bbox[2], max(box[1] - 1, e.bbox[1]))
+        attrs = dict(e.attrs)
+        attrs["lines"] = tuple((*b, t, s, k) for b, t, s, k in rest)
+        rows = attrs.get("rows")
+        if rows and squash(" ".join(rows[0 if position == "top" else -1])) == squash(text):
+            rows = rows[1:] if position == "top" else rows[:-1]
+            attrs.update(rows=rows, n_rows=len(rows))
+        body_text = ("\n".join(" | ".join(r) for r in rows) if e.category is C.TABLE and rows
+                     else join_lines([t for _, t, _, _ in sorted(rest, key=lambda ln: (ln[0][1], ln[0][0]))]))
+        shrunk = replace(e, bbox=new_box, text=body_text, attrs=freeze_attrs(attrs)).touched_by("caption_prefix")
+        caption = Element(_child_id(doc_id, e, box, text, "caption_prefix"), e.page, e.seq, C.CAPTION, box,
+                          text.strip(), e.source, rules=e.rules + ("caption_prefix",),
+                          attrs=freeze_attrs({"size": line[2]}))
+        return [caption, shrunk] if position == "top" else [shrunk, caption]
+    return [e]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -377,6 +503,7 @@ REFERENCE_ITEM = re.compile(r"^\s*(?:\[\s*\d+\s*\]|\(\s*\d+\s*\)|\d+[.)]\s|[A-Z]
 def references(doc: Document) -> Document:
     inside = False
     targets: set[str] = set()
+    item_left: float | None = None  # left edge of the last numbered item: indented lines continue it
     for page in doc.pages:
         for e in page.elements:
             if e.category in (C.PAGE_HEADER, C.PAGE_FOOTER, C.DECORATIVE, C.PICTURE):
@@ -391,6 +518,9 @@ def references(doc: Document) -> Document:
                 continue
             if inside and e.category in (C.TEXT, C.LIST_ITEM, C.FOOTNOTE):
                 if REFERENCE_ITEM.match(nfkc(e.text)):
+                    targets.add(e.id)
+                    item_left = e.bbox[0]
+                elif item_left is not None and e.bbox[0] >= item_left + 8:
                     targets.add(e.id)
 
     def fn(e: Element, page: Page) -> Element | None:
@@ -421,7 +551,7 @@ def _maybe_formula(e: Element, page: Page, column_left: float | None) -> Element
     text = nfkc(e.text.strip())
     if not (3 <= len(text) <= 120) or "=" not in text or text.endswith(("。", ".", "、")):
         return None
-    if not any(ch in OPERATORS for ch in text.replace("=", "")):
+    if not any(ch in OPERATORS for ch in text.replace("=", "", 1)):
         return None
     if len(_lines(e)) > 3:
         return None
@@ -470,7 +600,45 @@ def _picture_keys(e: Element) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------
+# article_heading: "第3条（定義）" on a line of its own → section header
+# ---------------------------------------------------------------------------------------------
+def article_heading(doc: Document) -> Document:
+    """Japanese regulations head each article "第N条（見出し）"; the model calls some of them text."""
+    def fn(e: Element, page: Page) -> Element | None:
+        if e.category in (C.TEXT, C.LIST_ITEM) and len(_lines(e)) == 1 and ARTICLE_HEADING.match(nfkc(e.text.strip())):
+            return replace(e, category=C.SECTION_HEADER)
+        return None
+    return _map_elements(doc, "article_heading", fn)
+
+
+# ---------------------------------------------------------------------------------------------
+# document_title: no title found → the one largest heading in the top half of the first page
+# ---------------------------------------------------------------------------------------------
+def document_title(doc: Document) -> Document:
+    if not doc.pages or any(e.category is C.TITLE for e in doc.elements()):
+        return doc
+    body = body_size(doc)
+    first = next((p for p in doc.pages if p.elements), None)
+    if first is None:
+        return doc
+    sized = [e for e in first.elements if e.category in (C.SECTION_HEADER, C.TEXT) and e.attr("size")
+             and len(e.text.strip()) <= 60 and e.bbox[3] <= 0.5 * first.height]
+    if not sized:
+        return doc
+    largest = max(e.attr("size") for e in sized)
+    top = [e for e in sized if e.attr("size") >= largest - 0.25]
+    if len(top) != 1 or largest < 1.5 * body:
+        return doc  # two equal headlines (a spread) or nothing standing out: no title
+    target = top[0].id
+
+    def fn(e: Element, page: Page) -> Element | None:
+        return replace(e, category=C.TITLE) if e.id == target else None
+    return _map_elements(doc, "document_title", fn)
+
+
+# ---------------------------------------------------------------------------------------------
 RULES: tuple[tuple[str, Rule], ...] = (
+    ("form_table", form_table),
     ("selection_glyph", selection_glyph),
     ("code_monospace", code_monospace),
     ("repeated_furniture", repeated_furniture),
@@ -478,6 +646,8 @@ RULES: tuple[tuple[str, Rule], ...] = (
     ("caption_prefix", caption_prefix),
     ("document_index", document_index),
     ("references", references),
+    ("article_heading", article_heading),
+    ("document_title", document_title),
     ("formula", formula),
     ("decorative", decorative),
 )

@@ -8,6 +8,16 @@ from __future__ import annotations
 import re
 import unicodedata
 
+# Check-box and radio glyphs and the state each one shows. □ ■ ○ ◯ ● are also bullets and table
+# marks, so refine counts those only in a form-like context.
+SELECTION_GLYPHS = {"☐": "unselected", "□": "unselected", "☑": "selected", "☒": "selected",
+                    "■": "selected", "✓": "selected", "✔": "selected", "◉": "selected", "○": "unselected",
+                    "◯": "unselected", "●": "selected"}
+AMBIGUOUS_GLYPHS = frozenset("□■○◯●")
+
+# "第3条（定義）", "第2章 総則": article and chapter headings of Japanese rules and regulations.
+ARTICLE_HEADING = re.compile(r"^第[0-9０-９一二三四五六七八九十百]+[条章節款](?:[（(].{1,30}[)）]|\s+\S.{0,30})?\s*$")
+
 _SPACE = re.compile(r"\s+")
 _DIGITS = re.compile(r"\d+")
 

@@ -21,7 +21,7 @@ from core.categories import Category, category_from_label
 from core.errors import CorruptPdf, EmptyFile, NotAPdf, PasswordRequired, WrongPassword
 from core.geometry import area, contains, overlap_area, union
 from core.model import BBox, Document, Element, Page, element_id, freeze_attrs, make_bbox
-from core.text import join_lines
+from core.text import ARTICLE_HEADING, SELECTION_GLYPHS, join_lines
 
 ENGINES = ("layout", "fast")
 INGEST_VERSION = "1"  # bump when the elements an engine emits change, so stored outputs can be told apart
@@ -31,9 +31,6 @@ INGEST_VERSION = "1"  # bump when the elements an engine emits change, so stored
 TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
 SUPERSCRIPT, ITALIC, SERIF, MONO, BOLD = 1, 2, 4, 8, 16
 
-# Check-box glyphs and the state each one shows.
-SELECTION_GLYPHS = {"☐": "unselected", "□": "unselected", "☑": "selected", "☒": "selected",
-                    "■": "selected", "✓": "selected", "✔": "selected"}
 
 # Monospace Latin fonts (code); CJK "monospace" fonts such as MS Gothic/Mincho set body text, not code.
 _MONO_NAME = re.compile(r"courier|cour\b|mono|consol|menlo|inconsolata|source ?code|lucida ?console|fixed", re.I)
@@ -327,8 +324,9 @@ def _line_order(line: Line) -> tuple[float, float]:
     return (round(line.bbox[1] / 3), line.bbox[0])
 
 
-def text_attrs(lines: Sequence[Line]) -> dict[str, Any]:
-    """Font facts refine needs: dominant size, fonts, bold, monospace share, line boxes."""
+def text_attrs(lines: Sequence[Line], keep_lines: bool = False) -> dict[str, Any]:
+    """Font facts refine needs: dominant size, fonts, bold, monospace share, and the line boxes
+    `(x0, y0, x1, y1, text, size, block)` when there is more than one line (or `keep_lines`)."""
     if not lines:
         return {}
     weights: dict[float, int] = {}
@@ -357,8 +355,8 @@ def text_attrs(lines: Sequence[Line]) -> dict[str, Any]:
     glyphs = [(ch, *map(_r1, b)) for ln in ordered for ch, b in ln.glyphs]
     if glyphs:
         attrs["glyphs"] = tuple(glyphs)
-    if len(ordered) > 1 or glyphs:
-        attrs["lines"] = tuple((*map(_r1, ln.bbox), ln.text, ln.size) for ln in ordered)
+    if len(ordered) > 1 or glyphs or keep_lines:
+        attrs["lines"] = tuple((*map(_r1, ln.bbox), ln.text, ln.size, ln.block) for ln in ordered)
     return attrs
 
 
@@ -618,8 +616,7 @@ def fast_drafts(facts: PageFacts, body: float, largest: float) -> list[Draft]:
             # "lines" kept: a form's ruled key|value grid is read from them (core.form_geometry)
             drafts.append(Draft(Category.TABLE, box, inside, text=text, attrs=attrs))
         else:
-            attrs = {**text_attrs(inside), "kind": "vector" if kind == "figure" else "image"}
-            attrs.pop("lines", None)
+            attrs = {**text_attrs(inside, keep_lines=True), "kind": "vector" if kind == "figure" else "image"}
             drafts.append(Draft(Category.PICTURE, box, inside, attrs=attrs))
     for box, ident in facts.images:
         if area(box) < 0.25 * 72 * 72:  # small images (logos, icons, bullets): refine decides
@@ -649,9 +646,24 @@ def _classify_text(seg: list[Line], body: float, largest: float, facts: PageFact
         category = Category.LIST_ITEM
     if short and size >= 1.6 * body and size >= largest - 0.5 and box[1] < 0.5 * facts.height:
         category = Category.TITLE
-    elif short and (size >= 1.15 * body or (attrs["bold"] and size >= body - 0.5 and len(seg) == 1)):
+    elif short and (size >= 1.15 * body or (attrs["bold"] and size >= body - 0.5 and len(seg) == 1)
+                    or (len(seg) == 1 and ARTICLE_HEADING.match(text.strip()))):
         category = Category.SECTION_HEADER
     return Draft(category, box, list(seg), attrs=attrs)
+
+
+def _keep_one_title(page_drafts: list[list[Draft]]) -> None:
+    """A title is unique: the one candidate on the first page that has any; when that page has
+    several same-size candidates (a spread's two headlines), none of them is the title."""
+    first = next((drafts for drafts in page_drafts if any(d.category is Category.TITLE for d in drafts)), None)
+    keep = None
+    if first is not None:
+        candidates = [d for d in first if d.category is Category.TITLE]
+        keep = candidates[0] if len(candidates) == 1 else None
+    for drafts in page_drafts:
+        for d in drafts:
+            if d.category is Category.TITLE and d is not keep:
+                d.category = Category.SECTION_HEADER
 
 
 def _centre_in(box: BBox, region: BBox) -> bool:
@@ -704,7 +716,7 @@ def layout_drafts(page: pymupdf.Page, facts: PageFacts) -> tuple[list[Draft], li
         category = category_from_label("pymupdf_layout", label)
         if not lines and category not in (Category.PICTURE, Category.TABLE, Category.FORMULA):
             continue
-        attrs = text_attrs(lines)
+        attrs = text_attrs(lines, keep_lines=category in (Category.TABLE, Category.PICTURE))
         text = None
         if category is Category.TABLE:
             rows = _model_table_rows(table_cells)
@@ -717,7 +729,6 @@ def layout_drafts(page: pymupdf.Page, facts: PageFacts) -> tuple[list[Draft], li
             attrs["kind"] = "image" if hit else "vector"
             if hit:
                 attrs["image"] = hit
-            attrs.pop("lines", None)
         drafts.append(Draft(category, box, lines, "layout", text=text, attrs=attrs))
     extras = loose_line_drafts(loose, "layout")
     occupied = [d.bbox for d in drafts]
@@ -866,8 +877,9 @@ def parse_pdf(
     else:
         body = body_size(facts_list)
         largest = max((ln.size for f in facts_list for ln in f.lines), default=body)
-        for facts in facts_list:
-            drafts = fast_drafts(facts, body, largest)
+        page_drafts = [fast_drafts(facts, body, largest) for facts in facts_list]
+        _keep_one_title(page_drafts)
+        for facts, drafts in zip(facts_list, page_drafts):
             order = xy_cut_order([d.bbox for d in drafts], facts.width)
             ordered = [drafts[i] for i in order]
             ordered = insert_in_order(ordered, widget_drafts(facts.widgets))
