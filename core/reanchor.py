@@ -72,12 +72,12 @@ def anchor_of(element: Element) -> Anchor:
 
 
 def text_similarity(a: str, b: str) -> float:
-    a, b = "".join(a.split())[:200], "".join(b.split())[:200]
+    a, b = "".join(a.split())[:4000], "".join(b.split())[:4000]
     if not a and not b:
         return 1.0
     if not a or not b:
         return 0.0
-    ratio = SequenceMatcher(None, a, b, autojunk=False).ratio()
+    ratio = SequenceMatcher(None, a[:200], b[:200], autojunk=False).ratio()
     # one parse may split a block the other kept whole: containment is strong evidence
     return max(ratio, 0.7) if (a in b or b in a) else ratio
 
@@ -89,10 +89,14 @@ def match_score(anchor: Anchor, element: Element) -> float:
     overlap = iou(anchor.bbox, element.bbox)
     contained = max(coverage(anchor.bbox, element.bbox), coverage(element.bbox, anchor.bbox))
     text = text_similarity(anchor.text, element.text)
-    plausible = overlap >= MIN_IOU or (contained >= MIN_CONTAINMENT and text >= MIN_TEXT_WHEN_CONTAINED)
+    same_kind = anchor.category == element.category.value
+    # one box inside the other: the same thing split or merged differently (lines -> paragraph,
+    # four flow-chart boxes -> one picture) when the text agrees or the category does
+    plausible = overlap >= MIN_IOU or (
+        contained >= MIN_CONTAINMENT and (text >= MIN_TEXT_WHEN_CONTAINED or same_kind))
     if not plausible:
         return 0.0
-    score = 0.5 * overlap + 0.2 * contained + 0.3 * text
+    score = 0.5 * overlap + 0.2 * contained + 0.3 * text + (0.15 if same_kind else 0.0)
     return score if score >= MIN_SCORE else 0.0
 
 
