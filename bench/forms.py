@@ -1,0 +1,301 @@
+"""Form evidence accuracy on flattened forms: key–value pairs, selection states, empty values.
+
+    python bench/forms.py [--engine fast|layout] [--misses N]
+
+Two kinds of ground truth:
+- the sample flattened 申請書 (sample_docs/shinseisho_flat.pdf) against its truth JSON: a pair
+  counts when the key, the value and the value's place all agree;
+- each real AcroForm in ../shared/realdata/pdfs/forms/, flattened with `doc.bake()` (the widgets
+  become page content) and ingested like any scan-free PDF, against the widgets of the original:
+  one field per widget (text, combo, list, check box, radio option; signature and push buttons
+  carry no value and are left out). A pair counts when a predicted field sits on the widget's
+  rectangle with the same value (check boxes: a selection mark there). "key agrees" is the share
+  of matched pairs whose key is the label the widget path finds on the original (same words on
+  the page, so it measures whether geometry picked the right label without knowing the widget).
+
+Prints pair precision / recall / F1, selection-state accuracy (over truth check boxes; a box
+that was not found counts as wrong), empty values found, and a few misses of each kind.
+Target on the flattened real forms: pair F1 ≥ 0.90, state accuracy ≥ 0.98.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import pymupdf  # noqa: E402
+
+from core.corrections import corrected_document  # noqa: E402
+from core.forms import FormField, extract_fields  # noqa: E402
+from core.geometry import iou  # noqa: E402
+from core.ingest import ingest_bytes  # noqa: E402
+from core.store import Workspace  # noqa: E402
+
+REALDATA = ROOT.parent / "shared" / "realdata"
+FORMS_DIR = REALDATA / "pdfs" / "forms"
+SAMPLE = ROOT / "sample_docs" / "shinseisho_flat.pdf"
+VALUE_WIDGETS = {"Text", "ComboBox", "ListBox"}
+MARK_WIDGETS = {"CheckBox", "RadioButton"}
+
+
+def norm(text: Any) -> str:
+    return "".join(unicodedata.normalize("NFKC", str(text or "")).split()).casefold()
+
+
+@dataclass(frozen=True)
+class Truth:
+    page: int
+    key: str
+    value: str
+    state: str | None  # selection marks only
+    bbox: tuple[float, float, float, float]
+    is_mark: bool
+    radio: bool = False
+
+
+@dataclass
+class Score:
+    name: str
+    truth: int = 0
+    predicted: int = 0
+    matched: int = 0
+    key_agree: int = 0
+    marks: int = 0
+    states_right: int = 0
+    empty_found: int = 0
+    empty_truth: int = 0
+    empty_matched: int = 0
+    seconds: float = 0.0
+    misses: list[str] = field(default_factory=list)
+    extras: list[str] = field(default_factory=list)
+    wrong_states: list[str] = field(default_factory=list)
+
+    def add(self, other: "Score") -> None:
+        for name in ("truth", "predicted", "matched", "key_agree", "marks", "states_right", "empty_found",
+                     "empty_truth", "empty_matched", "seconds"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    @property
+    def precision(self) -> float:
+        return self.matched / self.predicted if self.predicted else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.matched / self.truth if self.truth else 0.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    @property
+    def state_accuracy(self) -> float:
+        return self.states_right / self.marks if self.marks else 1.0
+
+    def line(self) -> str:
+        return (f"{self.name:<44} truth {self.truth:>3}  pred {self.predicted:>3}  match {self.matched:>3}  "
+                f"P {self.precision:.3f}  R {self.recall:.3f}  F1 {self.f1:.3f}  "
+                f"key-agree {self.key_agree}/{self.matched}  states {self.states_right}/{self.marks} "
+                f"({self.state_accuracy:.3f})  empty found {self.empty_found} "
+                f"(truth {self.empty_truth}, matched {self.empty_matched})  {self.seconds:.1f}s")
+
+
+def ingest_fields(data: bytes, name: str, engine: str) -> tuple[FormField, ...]:
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Workspace(tmp)
+        record = ingest_bytes(ws, data, name, engine=engine).record
+        fields = extract_fields(corrected_document(ws, record.doc_id))
+        ws.close()
+    return fields
+
+
+def _centre_in(inner: Sequence[float], outer: Sequence[float], pad: float = 2.0) -> bool:
+    cx, cy = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
+    return outer[0] - pad <= cx <= outer[2] + pad and outer[1] - pad <= cy <= outer[3] + pad
+
+
+def same_place(pred: Sequence[float] | None, truth: Sequence[float]) -> float:
+    """0 when the boxes are unrelated, else a closeness score (IoU, or a small credit for containment)."""
+    if pred is None:
+        return 0.0
+    score = iou(tuple(pred), tuple(truth))
+    if score >= 0.2:
+        return score
+    if _centre_in(pred, truth) or _centre_in(truth, pred):
+        return max(score, 0.1)
+    return 0.0
+
+
+def score(name: str, truths: list[Truth], fields: Sequence[FormField], keys_from: dict[int, str] | None,
+          include_radio: bool) -> Score:
+    s = Score(name, truth=len(truths))
+    pages = {t.page for t in truths}
+    preds = [f for f in fields if f.page in pages and (include_radio or f.value_type != "radio")]
+    s.predicted = len(preds)
+    s.empty_found = sum(1 for f in preds if f.value_type == "empty_value")
+    s.empty_truth = sum(1 for t in truths if not t.is_mark and not t.value)
+    candidates: list[tuple[float, int, int]] = []
+    for ti, t in enumerate(truths):
+        for pi, f in enumerate(preds):
+            if f.page != t.page or f.is_selection != t.is_mark or (f.value_type == "radio") != t.radio:
+                continue
+            place = same_place(f.value_bbox, t.bbox)
+            if place <= 0:
+                continue
+            if not t.is_mark and norm(f.value) != norm(t.value):
+                continue
+            if keys_from is None and norm(f.key) != norm(t.key):  # sample: the key is part of the truth
+                continue
+            candidates.append((place, ti, pi))
+    matched_t: dict[int, int] = {}
+    matched_p: set[int] = set()
+    for place, ti, pi in sorted(candidates, reverse=True):
+        if ti in matched_t or pi in matched_p:
+            continue
+        matched_t[ti] = pi
+        matched_p.add(pi)
+    s.matched = len(matched_t)
+    for ti, pi in matched_t.items():
+        t, f = truths[ti], preds[pi]
+        expected_key = t.key if keys_from is None else keys_from.get(ti, "")
+        if norm(f.key) == norm(expected_key):
+            s.key_agree += 1
+        if not t.is_mark and not t.value:
+            s.empty_matched += 1
+    for ti, t in enumerate(truths):
+        if t.is_mark:
+            s.marks += 1
+            f = preds[matched_t[ti]] if ti in matched_t else None
+            if f is not None and f.selection_state == t.state:
+                s.states_right += 1
+            else:
+                got = f.selection_state if f else "not found"
+                s.wrong_states.append(f"p{t.page} {t.key[:40]!r} truth {t.state}, got {got} at {_box(t.bbox)}")
+        if ti not in matched_t:
+            near = [f for f in preds if f.page == t.page and same_place(f.value_bbox, t.bbox) > 0]
+            seen = "; ".join(f"{f.key[:30]!r}={f.value[:20]!r}" for f in near[:2]) or "nothing there"
+            kind = "mark" if t.is_mark else ("empty" if not t.value else "value")
+            s.misses.append(f"p{t.page} {kind} {t.key[:40]!r}={t.value[:24]!r} at {_box(t.bbox)} -> {seen}")
+    for pi, f in enumerate(preds):
+        if pi not in matched_p:
+            s.extras.append(f"p{f.page} {f.value_type} {f.key[:40]!r}={f.value[:24]!r} at {_box(f.value_bbox)}")
+    return s
+
+
+def _box(b: Sequence[float] | None) -> str:
+    return "-" if b is None else "[" + ",".join(f"{v:.0f}" for v in b) + "]"
+
+
+# ---- the sample flattened form ----------------------------------------------------------------
+def sample_truth() -> list[Truth]:
+    data = json.loads(SAMPLE.with_suffix(".truth.json").read_text(encoding="utf-8"))
+    out = []
+    for f in data["form_fields"]:
+        is_mark = f["value_type"] == "selection_mark"
+        out.append(Truth(f["page"], f["key"], f["value"] or "", f["selection_state"] if is_mark else None,
+                         tuple(f["value_bbox"]), is_mark, f["value_type"] == "radio"))
+    return out
+
+
+def bench_sample(engine: str) -> Score:
+    started = time.perf_counter()
+    fields = ingest_fields(SAMPLE.read_bytes(), SAMPLE.name, engine)
+    s = score(f"sample {SAMPLE.name}", sample_truth(), fields, None, include_radio=True)
+    s.seconds = time.perf_counter() - started
+    return s
+
+
+# ---- real AcroForms, flattened ------------------------------------------------------------------
+def widget_truth(pdf: pymupdf.Document) -> list[Truth]:
+    out = []
+    for page in pdf:
+        for w in page.widgets():
+            kind = w.field_type_string
+            if kind in MARK_WIDGETS:
+                on = w.on_state()
+                selected = w.field_value not in (None, "", "Off", False) and (
+                    w.field_value is True or str(w.field_value) == str(on))
+                out.append(Truth(page.number + 1, w.field_label or w.field_name or "", "",
+                                 "selected" if selected else "unselected", tuple(w.rect), True))
+            elif kind in VALUE_WIDGETS:
+                value = w.field_value
+                if isinstance(value, (list, tuple)):
+                    value = ", ".join(str(v) for v in value)
+                out.append(Truth(page.number + 1, w.field_label or w.field_name or "",
+                                 "" if value is None else str(value), None, tuple(w.rect), False))
+    return out
+
+
+def original_keys(truths: list[Truth], original: Sequence[FormField]) -> dict[int, str]:
+    """Truth index → the key the widget path finds for that widget on the unflattened original."""
+    out = {}
+    for ti, t in enumerate(truths):
+        best = max((f for f in original if f.page == t.page and f.value_type != "radio"),
+                   key=lambda f: same_place(f.value_bbox, t.bbox), default=None)
+        if best is not None and same_place(best.value_bbox, t.bbox) > 0:
+            out[ti] = best.key
+    return out
+
+
+def bench_real(path: Path, engine: str) -> Score:
+    started = time.perf_counter()
+    data = path.read_bytes()
+    original = pymupdf.open(stream=data, filetype="pdf")
+    truths = widget_truth(original)
+    keys = original_keys(truths, ingest_fields(data, path.name, engine))
+    original.bake()
+    flat = original.tobytes()
+    fields = ingest_fields(flat, f"flat_{path.name}", engine)
+    s = score(f"flattened {path.name}", truths, fields, keys, include_radio=False)
+    s.seconds = time.perf_counter() - started
+    return s
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--engine", default="fast", choices=("fast", "layout"))
+    parser.add_argument("--misses", type=int, default=8, help="misses / extras / wrong states to print per file")
+    args = parser.parse_args(argv)
+
+    results: list[Score] = []
+    if SAMPLE.exists():
+        results.append(bench_sample(args.engine))
+    else:
+        print(f"(sample form missing: run python sample_docs/generate.py) {SAMPLE}")
+    real = Score("ALL flattened real forms")
+    if FORMS_DIR.is_dir():
+        for path in sorted(FORMS_DIR.glob("*.pdf")):
+            s = bench_real(path, args.engine)
+            results.append(s)
+            real.add(s)
+    else:
+        print(f"(real forms not found at {FORMS_DIR}; only the sample is measured)")
+    print(f"engine: {args.engine}")
+    for s in results:
+        print(s.line())
+    if real.truth:
+        print(real.line())
+        print(f"target on flattened real forms: pair F1 >= 0.90 (now {real.f1:.3f}), "
+              f"state accuracy >= 0.98 (now {real.state_accuracy:.3f})")
+    for s in results:
+        if s.misses or s.extras or s.wrong_states:
+            print(f"\n--- {s.name}")
+            for title, rows in (("missed", s.misses), ("extra", s.extras), ("wrong state", s.wrong_states)):
+                for row in rows[: args.misses]:
+                    print(f"  {title}: {row}")
+                if len(rows) > args.misses:
+                    print(f"  ... {len(rows) - args.misses} more {title}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
