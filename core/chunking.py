@@ -196,17 +196,36 @@ class _Assembler:
                 self.cur.pieces.extend(self.pending_notes)
                 self.pending_notes = []
 
+    def _take_headings(self) -> list[Piece]:
+        """A heading with nothing under it yet but a table or figure: it leads that chunk instead
+        of becoming a chunk of a few words."""
+        if self.cur is None or self.cur.body_chars:
+            return []
+        taken, self.cur.pieces = self.cur.pieces, []
+        self.pending_refs.extend(self.cur.refonly)
+        self.cur = None
+        return taken
+
     def atomic(self, block: Block) -> None:
+        lead = self._take_headings()
         self.flush()
         draft = _Draft(ATOMIC, self.path, pieces=list(block.pieces), side=block.side)
         if block.label_section and self.path:
+            # formula and code name their section in text already; the heading box is still cited
             draft.prefix = "関連見出し: " + " > ".join(self.path) + "\n"
+            draft.refonly.extend(e for p in lead for e in p.elements)
+        else:
+            draft.pieces = lead + draft.pieces
+        if self.pending_refs:
+            draft.refonly.extend(self.pending_refs)
+            self.pending_refs = []
         draft.extras.update(dict(block.extras))
         self._emit(draft)
 
     def table(self, block: Block) -> None:
+        lead = self._take_headings()
         self.flush()
-        head, tail = list(block.head), list(block.tail)
+        head, tail = lead + list(block.head), list(block.tail)
         fixed = sum(len(p.text) + 1 for p in head + tail)
         parts: list[list[Piece]] = [[]]
         size = fixed
@@ -218,6 +237,9 @@ class _Assembler:
             size += len(row.text) + 1
         for i, rows in enumerate(parts, start=1):
             draft = _Draft(TABLE, self.path, pieces=head + rows + tail, side=block.side)
+            if self.pending_refs:
+                draft.refonly.extend(self.pending_refs)
+                self.pending_refs = []
             draft.extras.update(dict(block.extras))
             if len(parts) > 1:
                 draft.extras["table_part"] = f"{i}/{len(parts)}"
