@@ -199,7 +199,7 @@ def _payload():
     (b'{"schema_name": "DoclingDocument", "texts": [', "docling", "not valid JSON"),
     (b"", "docling", "empty"),
     (b"\x89PNG\r\n\x1a\n\x00\x00", "docling", "not UTF-8"),
-    (b"[1, 2, 3]", "docling", "not a Docling"),
+    (b"[1, 2, 3]", "docling", "not Docling output"),
     (FIXTURE.read_bytes(), "azure", "--format docling"),
     (FIXTURE.read_bytes(), "textract", "--format docling"),
     (json.dumps({**_payload(), "version": "2.0.0"}).encode(), "docling", "version '2.0.0'"),

@@ -30,7 +30,7 @@ def looks_like_azure(payload: Any) -> bool:
     if not isinstance(payload, Mapping):
         return False
     result = payload.get("analyzeResult", payload)
-    return isinstance(result, Mapping) and ("readResults" in result or (
+    return isinstance(result, Mapping) and ("analyzeResult" in payload or "readResults" in result or (
         "pages" in result and any(k in result for k in ("apiVersion", "modelId", "paragraphs", "content"))))
 
 
@@ -366,14 +366,14 @@ def _v2_document(result: Mapping[str, Any], ctx: ImportContext) -> Document:
                         category_from_label("azure", "line"), need(line, "text", where, str),
                         attrs={"style": (line.get("appearance") or {}).get("style", {}).get("name")},
                         order=(n,))
-        line_tops = [_polygon(line["boundingBox"], "line")[1] for line in lines if line.get("boundingBox")]
+        line_boxes = [_polygon(line["boundingBox"], "line") for line in lines if line.get("boundingBox")]
         for m, mark in enumerate(page.get("selectionMarks") or ()):
             where = f"readResults[{r}].selectionMarks[{m}]"
             box = _polygon(need(mark, "boundingBox", where, list), where + ".boundingBox")
             builder.add(f"/readResults/{r}/selectionMarks/{m}", page_no, box, Category.SELECTION_MARK, "",
                         state=_state(need(mark, "state", where, str), where),
                         attrs={"confidence": mark.get("confidence")},
-                        order=(_line_position(line_tops, box), 0.5))
+                        order=(_line_position(line_boxes, box) - 0.5,))
 
     for p, page_result in enumerate(optional(result, "pageResults", "analyzeResult", list, [])):
         page_no = need(page_result, "page", f"pageResults[{p}]", int)
@@ -385,9 +385,13 @@ def _v2_document(result: Mapping[str, Any], ctx: ImportContext) -> Document:
     return builder.build(engine_version=f"layout {result.get('version', '2.1')}", meta=meta)
 
 
-def _line_position(line_tops: Sequence[float], box) -> int:
-    """A selection mark sits in reading order before the first line that starts below its top."""
-    return next((i for i, top in enumerate(line_tops) if top >= box[1] - 0.01), len(line_tops))
+def _line_position(line_boxes: Sequence[tuple[float, float, float, float]], box) -> int:
+    """A selection mark reads just before the first line to its right on its row, or below it."""
+    for i, line in enumerate(line_boxes):
+        same_row = min(line[3], box[3]) - max(line[1], box[1]) > 0.5 * min(line[3] - line[1], box[3] - box[1])
+        if (same_row and line[0] >= box[0]) or line[1] >= box[3]:
+            return i
+    return len(line_boxes)
 
 
 def _add_v2_table(builder: DocumentBuilder, table: Mapping[str, Any], p: int, t: int, page_no: int,

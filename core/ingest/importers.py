@@ -28,8 +28,9 @@ FORMATS: dict[str, tuple[Callable[[Any], bool], Callable[[Mapping[str, Any], Imp
     "azure": (azure.looks_like_azure, azure.to_document),
     "textract": (textract.looks_like_textract, textract.to_document),
 }
-FORMAT_NAMES = {"docling": "Docling (DoclingDocument JSON)", "azure": "Azure Document Intelligence (analyzeResult)",
-                "textract": "AWS Textract (Blocks)"}
+FORMAT_NAMES = {"docling": "Docling output (DoclingDocument JSON)",
+                "azure": "Azure Document Intelligence output (analyzeResult)",
+                "textract": "AWS Textract output (Blocks)"}
 MAX_IMPORT_BYTES = 200 * 1024 * 1024
 IMAGE_TYPES = {b"\x89PNG\r\n\x1a\n": "png", b"\xff\xd8\xff": "jpeg", b"II*\x00": "tiff", b"MM\x00*": "tiff"}
 
@@ -85,7 +86,7 @@ def parse_import(data: bytes, fmt: str, source_name: str, pages: PageSource | No
         raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
         # The schema checks name the common faults; this net catches the rare shape they missed.
-        raise MalformedImport(f"{FORMAT_NAMES[fmt]} output does not follow its schema: "
+        raise MalformedImport(f"this {FORMAT_NAMES[fmt]} does not follow its schema: "
                               f"{type(err).__name__}: {err}") from None
 
 
@@ -108,10 +109,10 @@ def check_format(payload: Any, fmt: str) -> None:
         return
     for other, (looks_like, _) in FORMATS.items():
         if other != fmt and looks_like(payload):
-            raise MalformedImport(f"this looks like a {FORMAT_NAMES[other]} output, not {FORMAT_NAMES[fmt]}; "
+            raise MalformedImport(f"this looks like {FORMAT_NAMES[other]}, not {FORMAT_NAMES[fmt]}; "
                                   f"import it with --format {other}")
     keys = ", ".join(list(payload)[:8]) if isinstance(payload, Mapping) else type(payload).__name__
-    raise MalformedImport(f"this is not a {FORMAT_NAMES[fmt]} output (top-level keys: {keys or 'none'})")
+    raise MalformedImport(f"this is not {FORMAT_NAMES[fmt]} (top-level keys: {keys or 'none'})")
 
 
 def page_source(data: bytes) -> PageSource:
