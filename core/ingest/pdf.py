@@ -239,6 +239,7 @@ def _locate_glyphs(page: pymupdf.Page, lines: list[Line], show: _Display) -> Non
 def _read_vectors(page: pymupdf.Page, show: _Display, rect: pymupdf.Rect) -> Vectors:
     vec = Vectors()
     page_area = rect.width * rect.height
+    rounds: list[tuple[BBox, bool, bool, int]] = []
     for index, path in enumerate(page.get_cdrawings()):
         fill = path.get("fill")
         stroked = "s" in path.get("type", "")
@@ -252,6 +253,9 @@ def _read_vectors(page: pymupdf.Page, show: _Display, rect: pymupdf.Rect) -> Vec
         filled = fill is not None and min(fill) < 0.6
         if len(items) == 1 and items[0][0] == "re" and 4 <= w <= 22 and 4 <= h <= 22 and abs(w - h) <= 0.25 * max(w, h):
             vec.squares.append((box, filled))
+            continue
+        if items and all(it[0] == "c" for it in items) and 2 <= w <= 22 and 2 <= h <= 22 and abs(w - h) <= 0.25 * max(w, h):
+            rounds.append((box, filled, stroked, index))  # a radio button's ring, or the dot inside it
             continue
         if w <= 3 and h >= 6:
             vec.vsegs.append(((box[0] + box[2]) / 2, box[1], box[3], index))
@@ -285,7 +289,24 @@ def _read_vectors(page: pymupdf.Page, show: _Display, rect: pymupdf.Rect) -> Vec
             vec.shapes.append((box, index))
         elif len(items) == 1 and items[0][0] == "re":
             vec.single_rects.add(index)
+    if len(rounds) <= 40:
+        vec.squares.extend(_radio_rings(rounds))
+    else:  # dozens of small circles: a chart's markers, part of a figure
+        vec.shapes.extend((r[0], r[3]) for r in rounds)
     return vec
+
+
+def _radio_rings(rounds: list[tuple[BBox, bool, bool, int]]) -> list[tuple[BBox, bool]]:
+    """Round check-box candidates (radio buttons drawn with curves): one per ring, filled when a
+    dark dot sits inside it. A lone filled disc is a bullet, not a button, and is left out."""
+    rings = sorted((r for r in rounds if r[2] and r[0][2] - r[0][0] >= 5), key=lambda r: -area(r[0]))
+    out: list[tuple[BBox, bool]] = []
+    for box, filled, _, _ in rings:
+        if any(overlap_area(box, o) > 0.5 * area(box) for o, _ in out):
+            continue  # the same button drawn in several strokes (shadow, highlight, outline)
+        dot = any(f and area(b) < 0.6 * area(box) and contains(box, b, tolerance=0.5) for b, f, _, _ in rounds)
+        out.append((box, filled or dot))
+    return out
 
 
 def _read_widgets(page: pymupdf.Page, show: _Display) -> list[Widget]:
@@ -399,7 +420,7 @@ def widget_drafts(widgets: Iterable[Widget]) -> list[Draft]:
         attrs: dict[str, Any] = {"field_name": w.name, "field_type": w.kind, "field_label": w.label}
         if w.kind in ("CheckBox", "RadioButton"):
             value = w.value
-            selected = value is True or (isinstance(value, str) and value not in ("", "Off")
+            selected = value is True or (isinstance(value, str) and value not in ("", "Off", "False")
                                          and (w.on_state is None or value == w.on_state
                                               or _decode_pdf_name(value) == w.on_state))
             attrs.update(value=value if isinstance(value, str) else ("Yes" if value else "Off"),
@@ -569,8 +590,28 @@ def body_size(pages: Sequence[PageFacts]) -> float:
     return max(weights, key=weights.get) if weights else 10.0
 
 
+def _x_clusters(lines: list[Line]) -> list[list[Line]]:
+    """Lines of one block that share no horizontal extent (side-by-side paragraphs PyMuPDF put in
+    one block because their baselines align) are separated."""
+    clusters: list[tuple[float, float, list[Line]]] = []
+    for ln in sorted(lines, key=lambda ln: ln.bbox[0]):
+        if clusters and ln.bbox[0] < clusters[-1][1] - 1:
+            x0, x1, members = clusters[-1]
+            clusters[-1] = (x0, max(x1, ln.bbox[2]), members + [ln])
+        else:
+            clusters.append((ln.bbox[0], ln.bbox[2], [ln]))
+    return [members for _, _, members in clusters]
+
+
 def _segments(lines: list[Line]) -> list[list[Line]]:
     """Split a PyMuPDF block where a list item starts, the font changes, or a gap opens."""
+    clusters = _x_clusters(lines)
+    if len(clusters) > 1:
+        return [seg for cluster in clusters for seg in _segments_of_column(cluster)]
+    return _segments_of_column(lines)
+
+
+def _segments_of_column(lines: list[Line]) -> list[list[Line]]:
     ordered = sorted(lines, key=_line_order)
     out: list[list[Line]] = []
     for ln in ordered:

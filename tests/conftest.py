@@ -1,0 +1,39 @@
+"""Shared fixtures: a fresh workspace, the sample documents, and the real third-party files.
+
+Kept small and stable: other test modules rely on these names.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_DOCS = ROOT / "sample_docs"
+REALDATA = ROOT.parent / "shared" / "realdata"
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    """An empty `core.store.Workspace` in a temporary folder."""
+    from core.store import Workspace
+
+    ws = Workspace(tmp_path / "workspace")
+    yield ws
+    ws.close()
+
+
+@pytest.fixture(scope="session")
+def sample_docs() -> Path:
+    """The folder of generated sample PDFs and their `*.truth.json`."""
+    if not any(SAMPLE_DOCS.glob("*.pdf")):
+        pytest.skip(f"no sample PDFs in {SAMPLE_DOCS}; run `python sample_docs/generate.py`")
+    return SAMPLE_DOCS
+
+
+@pytest.fixture(scope="session")
+def realdata() -> Path:
+    """../shared/realdata (third-party PDFs and parser outputs); skips when absent (a fresh clone)."""
+    if not REALDATA.is_dir():
+        pytest.skip(f"{REALDATA} is absent: the real third-party files are not part of the repository")
+    return REALDATA

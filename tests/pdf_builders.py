@@ -1,0 +1,43 @@
+"""Tiny PDFs built in code for ingest/refine tests (PyMuPDF's built-in CJK font, no files needed)."""
+from __future__ import annotations
+
+from typing import Callable
+
+import pymupdf
+
+A4 = (595, 842)
+
+
+def build_pdf(*pages: Callable[[pymupdf.Page], None], size=A4, **save) -> bytes:
+    """One page per drawing function; returns the PDF bytes."""
+    doc = pymupdf.open()
+    for draw in pages:
+        page = doc.new_page(width=size[0], height=size[1])
+        draw(page)
+    data = doc.tobytes(**save)
+    doc.close()
+    return data
+
+
+def text(page: pymupdf.Page, x: float, y: float, s: str, size: float = 10.5, font: str = "japan") -> None:
+    page.insert_text((x, y), s, fontname=font, fontsize=size)
+
+
+def html(page: pymupdf.Page, rect, s: str, size: float = 10.5) -> None:
+    """For glyphs the CJK font lacks (☐ ☑): MuPDF falls back to its Noto symbol fonts."""
+    page.insert_htmlbox(pymupdf.Rect(rect), s, css=f"* {{font-size: {size}pt;}}")
+
+
+def paragraph(page: pymupdf.Page, x: float, y: float, lines: list[str], size: float = 10.5) -> float:
+    for i, line in enumerate(lines):
+        text(page, x, y + i * size * 1.5, line, size)
+    return y + len(lines) * size * 1.5
+
+
+def ruled_table(page: pymupdf.Page, x: float, y: float, rows: list[list[str]], col_w: float = 110,
+                row_h: float = 20) -> None:
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            rect = pymupdf.Rect(x + c * col_w, y + r * row_h, x + (c + 1) * col_w, y + (r + 1) * row_h)
+            page.draw_rect(rect, color=(0, 0, 0), width=0.8)
+            text(page, rect.x0 + 4, rect.y1 - 6, cell, 9.5)
