@@ -496,6 +496,13 @@ class _PageBuilder:
                     i += 1
                     run.append(self.flow[i])
                 blocks.append(self._picture(run, i - len(run) + 1))
+            elif e.category is C.CODE and self.policy.action(C.CODE) is Action.ATOMIC_CHUNK:
+                run = [e]  # a code block read as one element per line is still one block
+                while (i + 1 < len(self.flow) and self.flow[i + 1].category is C.CODE
+                       and self.flow[i + 1].attr("side") == e.attr("side")):
+                    i += 1
+                    run.append(self.flow[i])
+                blocks.append(self._atomic(run, i - len(run) + 1))
             elif e.category is C.LIST_ITEM and self._groups_lists() and self._is_body(e):
                 run = [e]
                 while (i + 1 < len(self.flow) and self.flow[i + 1].category is C.LIST_ITEM
@@ -531,7 +538,7 @@ class _PageBuilder:
         if action is Action.ATOMIC_CHUNK and e.category is C.TABLE:
             return self._table(e)
         if action is Action.ATOMIC_CHUNK:
-            return self._atomic(e, index)
+            return self._atomic([e], index)
         if e.id in self.continued:
             return Block(FLOW, e.page, e.seq, (self._source_piece(e),), side=side)
         text = self._text_of(e)
@@ -618,16 +625,23 @@ class _PageBuilder:
             parts[0] = Piece(parts[0].text, bare + parts[0].elements)
         return Block(ATOMIC, run[0].page, run[0].seq, tuple(parts), side=run[0].attr("side"), extras=tuple(extras))
 
-    def _atomic(self, e: Element, index: int) -> Block:
-        extras = list(_element_extras(e))
+    def _atomic(self, run: list[Element], index: int) -> Block:
+        e = run[0]
+        extras = [x for el in run for x in _element_extras(el)]
         label = e.category in (C.FORMULA, C.CODE)
+        source = "\n".join(el.text.rstrip() for el in run)
         if e.category is C.CODE:
-            extras.append(("language", guess_code_language(e.text)))
+            text = fenced(source, guess_code_language(source))
+            extras.append(("language", guess_code_language(source)))
+        else:
+            text = self._text_of(e)
         if e.category in (C.FORMULA, C.CODE) and self.policy.param(e.category, "context_before"):
             before = split_sentences(self._neighbour_text(index, -1), self.policy.sentence_ends)
             if before:
                 extras.append(("context_before", before[-1].strip()))
-        pieces = self._with_glue(e, [Piece(self._text_of(e).strip(), (e,))])
+        pieces = [Piece(text.strip(), tuple(run))]
+        for el in run:
+            pieces = self._with_glue(el, pieces)
         return Block(ATOMIC, e.page, e.seq, tuple(pieces), label_section=label, side=e.attr("side"),
                      extras=tuple(extras))
 

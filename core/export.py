@@ -64,8 +64,12 @@ def _related(node_id: str, node_type: str) -> dict[str, Any]:
             "class_name": "RelatedNodeInfo"}
 
 
+# Line separators that JSON leaves raw but str.splitlines() and some JSONL readers split on.
+_LINE_BREAKERS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
 def _lines(records: Iterable[dict[str, Any]]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    return "".join(json.dumps(r, ensure_ascii=False).translate(_LINE_BREAKERS) + "\n" for r in records)
 
 
 def to_jsonl(chunks: Iterable[Chunk]) -> str:
@@ -93,9 +97,10 @@ def export(chunks: Sequence[Chunk], fmt: str) -> str:
 
 def file_name(source: str, policy_name: str, fmt: str) -> str:
     """A download name from the document's name; only safe characters survive."""
-    stem = Path(source).stem or "document"
-    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in f"{stem}.{policy_name}")
-    return f"{safe}.{fmt}.jsonl"
+    def safe(text: str) -> str:
+        return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in text) or "document"
+    shape = "" if fmt == "jsonl" else f".{safe(fmt)}"
+    return f"{safe(Path(source).stem)}.{safe(policy_name)}{shape}.jsonl"
 
 
 def cli_chunks(args: argparse.Namespace, ws) -> int:
