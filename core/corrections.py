@@ -305,6 +305,12 @@ def corrected_view(ws: Workspace, doc_id: str) -> CorrectedView:
     return CorrectedView(result.doc, head, result.skipped, plan.unanchored)
 
 
+def machine_document(ws: Workspace, doc_id: str) -> Document:
+    """The current machine Document, from the same in-process cache replay uses."""
+    record = ws.document(doc_id)
+    return _machine_loader(ws, doc_id, (str(Path(ws.root).resolve()), doc_id, record.engine, record.updated_at))()
+
+
 def corrected_document(ws: Workspace, doc_id: str) -> Document:
     """The machine Document with the reviewer's events in effect replayed (the one entry point)."""
     return corrected_view(ws, doc_id).doc

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from core.categories import Category
-from core.corrections import REVIEW_STATUSES, corrected_view, event_page, events_in_effect
+from core.corrections import REVIEW_STATUSES, corrected_view, event_page, events_in_effect, machine_document
 from core.geometry import distance
 from core.model import Document, Element
 from core.store import StoredEvent, Workspace
@@ -48,7 +48,7 @@ def page_statuses(docs: Sequence[Document], events: Sequence[StoredEvent]) -> di
 
 def review_status(ws: Workspace, doc_id: str) -> dict[int, str]:
     view = corrected_view(ws, doc_id)
-    return page_statuses((view.doc, ws.load_machine_document(doc_id)), ws.events(doc_id))
+    return page_statuses((view.doc, machine_document(ws, doc_id)), ws.events(doc_id))
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import streamlit as st
 from core.categories import Category
 from core.model import Document, Element, thaw
 from ui import state
+from ui.edit_panel import edit_panel
 from ui.page_view import page_view
 from ui.text import md_escape, shorten
 
@@ -188,6 +189,7 @@ def inspect_page(doc: Document) -> None:
     page = doc.page(number)
     st.markdown(page_caption(doc, number))
     navigation_bar(doc, number)
+    edit_panel(doc, number, state.selected_element_id(doc.doc_id))  # ui/edit_panel.py (corrections)
     if page.notice:
         st.caption(md_escape(page.notice))
 

@@ -1,0 +1,353 @@
+"""Editing on the Inspect page: relabel, delete, merge, draw a box, move or resize boxes, undo/redo,
+and the page's review status. Every change is a correction event saved through core.corrections.
+
+    edit_panel(doc, page_number, selected_element_id)   # once, above the page view
+
+Select mode edits the element selected on the page view below. Draw and Move modes replace the page
+view with a drawing canvas (streamlit-drawable-canvas, "labeled_rect" boxes) until the reviewer goes
+back to Select. Canvas pixels and PDF points convert with core.render's functions, so a box lands
+on the same points at every zoom.
+
+Safety: every save passes the log head of the view the reviewer last saw (`expected_head`). If
+another session saved in between, nothing is written; a conflict message with a Reload button
+appears, and the reviewer redoes the edit on the fresh view.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import streamlit as st
+
+from core.categories import Category
+from core.corrections import (
+    REVIEW_STATUSES, NothingToUndo, describe, machine_document, record_events, redo_last, undo_last, undo_state,
+)
+from core.errors import InspectorError, StaleView
+from core.geometry import union
+from core.model import BBox, Document, Element
+from core.render import image_size, page_view_image, pixels_to_bbox, points_to_pixels
+from ui import state
+from ui.text import shorten
+
+SELECT, DRAW, MOVE = "Select", "Draw a box", "Move / resize"
+MODES = (SELECT, DRAW, MOVE)
+MODE_KEY = "rli:edit:mode"
+STATUS_LABELS = {"unreviewed": "Unreviewed", "in_progress": "In progress", "reviewed": "Reviewed"}
+CANVAS_STROKE = 2
+
+
+# ---- canvas pixels <-> PDF points ------------------------------------------------------------
+def canvas_box(bbox: BBox, zoom: float, label: str = "") -> dict[str, Any]:
+    """A bbox in points as a canvas box (`CanvasResult.boxes` shape) in pixels at `zoom`."""
+    x0, y0, x1, y1 = (points_to_pixels(v, zoom) for v in bbox)
+    return {"label": label, "left": x0, "top": y0, "width": x1 - x0, "height": y1 - y0}
+
+
+def box_bbox(box: Mapping[str, Any], zoom: float) -> BBox:
+    """A canvas box (pixels at `zoom`) as a bbox in PDF points; the exact inverse of canvas_box."""
+    left, top = float(box["left"]), float(box["top"])
+    return pixels_to_bbox((left, top, left + float(box["width"]), top + float(box["height"])), zoom)
+
+
+def clamp_to_page(bbox: BBox, width: float, height: float) -> BBox:
+    x0, y0, x1, y1 = bbox
+    return (max(0.0, x0), max(0.0, y0), min(width, x1), min(height, y1))
+
+
+# ---- saving, with the stale-view check -------------------------------------------------------
+def _key(name: str, doc_id: str) -> str:
+    return f"rli:edit:{name}:{doc_id}"
+
+
+def seen_head(doc_id: str) -> int:
+    """Log head of the view this session last showed; edits are made against it."""
+    value = st.session_state.get(_key("view_head", doc_id))
+    return state.log_head(doc_id) if value is None else int(value)
+
+
+def _flash(doc_id: str, kind: str, message: str) -> None:
+    st.session_state[_key("flash", doc_id)] = (kind, message)
+
+
+def save(doc_id: str, events: Sequence[Mapping[str, Any]], done: str) -> bool:
+    """Append `events` as one action. Safe to call from a widget callback."""
+    actor = state.reviewer()
+    if not actor:
+        _flash(doc_id, "warning", "Set your name in the sidebar (Reviewer) first: every correction records who made it.")
+        return False
+    try:
+        stored = record_events(state.workspace(), doc_id, list(events), actor, expected_head=seen_head(doc_id))
+    except StaleView as err:
+        st.session_state[_key("conflict", doc_id)] = str(err)
+        return False
+    except InspectorError as err:
+        _flash(doc_id, "error", str(err))
+        return False
+    st.session_state[_key("view_head", doc_id)] = stored[-1].seq
+    _flash(doc_id, "success", done)
+    return True
+
+
+def _undo_or_redo(doc_id: str, redo: bool) -> None:
+    actor = state.reviewer()
+    if not actor:
+        _flash(doc_id, "warning", "Set your name in the sidebar (Reviewer) first: every correction records who made it.")
+        return
+    try:
+        stored = (redo_last if redo else undo_last)(state.workspace(), doc_id, actor, expected_head=seen_head(doc_id))
+    except StaleView as err:
+        st.session_state[_key("conflict", doc_id)] = str(err)
+        return
+    except (NothingToUndo, InspectorError) as err:
+        _flash(doc_id, "info", str(err))
+        return
+    st.session_state[_key("view_head", doc_id)] = stored[-1].seq
+    _flash(doc_id, "success", f"{'Redone' if redo else 'Undone'}: {len(stored)} event(s)")
+
+
+def _reload(doc_id: str) -> None:
+    st.session_state.pop(_key("conflict", doc_id), None)
+    st.session_state[_key("view_head", doc_id)] = state.log_head(doc_id)
+
+
+def conflict_banner(doc_id: str) -> bool:
+    """The stale-view message with its Reload button; True while a conflict is open."""
+    message = st.session_state.get(_key("conflict", doc_id))
+    if not message:
+        return False
+    st.error(f"Not saved: {message}")
+    st.button("Reload", key=_key("reload", doc_id), type="primary", on_click=_reload, args=(doc_id,))
+    return True
+
+
+def remember_view(doc_id: str) -> None:
+    """Called after drawing: what the reviewer now sees is the current head (unless in conflict,
+    when only Reload may move it on)."""
+    if not st.session_state.get(_key("conflict", doc_id)):
+        st.session_state[_key("view_head", doc_id)] = state.log_head(doc_id)
+
+
+def flash_message(doc_id: str) -> None:
+    flash = st.session_state.pop(_key("flash", doc_id), None)
+    if flash:
+        kind, message = flash
+        getattr(st, kind)(message)
+
+
+# ---- the panel -------------------------------------------------------------------------------
+def category_label(category: Category) -> str:
+    return f"{category.label_ja} · {category.value}"
+
+
+def element_label(e: Element) -> str:
+    return f"#{e.seq + 1} {e.category.value} · {shorten(e.text, 40) or '(no text)'}"
+
+
+def edit_panel(doc: Document, number: int, selected: str | None) -> None:
+    page = doc.page(number)
+    with st.container(border=True):
+        in_conflict = conflict_banner(doc.doc_id)
+        flash_message(doc.doc_id)
+        mode = toolbar(doc, number)
+        if not state.reviewer():
+            st.caption("Set your name in the sidebar (Reviewer) to edit: every correction records who made it.")
+        if mode == SELECT:
+            element = next((e for e in page.elements if e.id == selected), None)
+            if element is None:
+                st.caption("Click an element on the page (or a row in the table) to relabel, delete or merge it; "
+                           "switch to *Draw a box* for something the parser missed.")
+            else:
+                selected_element_tools(doc, page.elements, element)
+    if not in_conflict:
+        remember_view(doc.doc_id)
+    if mode == DRAW:
+        draw_boxes(doc, number)
+        st.stop()  # the canvas replaces the page view until the reviewer returns to Select
+    if mode == MOVE:
+        move_boxes(doc, number)
+        st.stop()
+
+
+def toolbar(doc: Document, number: int) -> str:
+    events = state.workspace().events(doc.doc_id)
+    stacks = undo_state(events)
+    mode_col, undo_col, redo_col, status_col, next_col = st.columns([3.2, 1, 1, 1.8, 1.6], vertical_alignment="bottom")
+    st.session_state.setdefault(MODE_KEY, SELECT)
+    mode = mode_col.segmented_control("Edit", MODES, key=MODE_KEY) or SELECT
+    undo_col.button("↶ Undo", key="rli:edit:undo", disabled=not stacks.undo, width="stretch",
+                    help=_action_help(stacks.undo), on_click=_undo_or_redo, args=(doc.doc_id, False))
+    redo_col.button("↷ Redo", key="rli:edit:redo", disabled=not stacks.redo, width="stretch",
+                    help=_action_help(stacks.redo), on_click=_undo_or_redo, args=(doc.doc_id, True))
+    from core.review import next_page_to_review, page_statuses  # review status is computed from the log
+
+    statuses = page_statuses((doc, machine_document(state.workspace(), doc.doc_id)), events)
+    status_key = f"rli:edit:status:{doc.doc_id}:{number}:{len(events)}"
+    status_col.selectbox("Page status", REVIEW_STATUSES, index=REVIEW_STATUSES.index(statuses[number]),
+                         format_func=STATUS_LABELS.__getitem__, key=status_key,
+                         on_change=_status_changed, args=(doc.doc_id, number, status_key))
+    following = next_page_to_review({**statuses, number: "reviewed"}, after=number)
+    next_col.button("✓ Reviewed, next", key="rli:edit:reviewed_next", width="stretch",
+                    help="Mark this page reviewed and go to the next page not reviewed yet",
+                    on_click=_reviewed_next, args=(doc, number, following))
+    return mode
+
+
+def _action_help(actions) -> str:
+    if not actions:
+        return "nothing to take back"
+    last = actions[-1]
+    return "; ".join(describe(e.payload) for e in last.events)[:300]
+
+
+def _status_changed(doc_id: str, number: int, key: str) -> None:
+    status = st.session_state[key]
+    save(doc_id, [{"kind": "mark_reviewed", "page": number, "status": status}],
+         f"Page {number}: {STATUS_LABELS[status].lower()}")
+
+
+def _reviewed_next(doc: Document, number: int, following: int | None) -> None:
+    if save(doc.doc_id, [{"kind": "mark_reviewed", "page": number, "status": "reviewed"}],
+            f"Page {number} reviewed" + ("" if following else "; every page is reviewed")):
+        if following:
+            state.set_page(following, doc)
+
+
+def selected_element_tools(doc: Document, elements: Sequence[Element], element: Element) -> None:
+    st.markdown(f"**Selected:** {category_label(element.category)} · `{element.id}`")
+    categories = list(Category)
+    label_col, relabel_col, delete_col = st.columns([3, 1.2, 1.2], vertical_alignment="bottom")
+    picker = f"rli:edit:category:{element.id}"
+    label_col.selectbox("Category", categories, index=categories.index(element.category),
+                        format_func=category_label, key=picker)
+    relabel_col.button("Relabel", key="rli:edit:relabel", type="primary", width="stretch",
+                       on_click=_relabel, args=(doc.doc_id, element, picker))
+    delete_col.button("Delete", key="rli:edit:delete", width="stretch",
+                      on_click=_delete, args=(doc, element))
+    others = [e for e in elements if e.id != element.id]
+    if others:
+        merge_col, merge_button_col = st.columns([4.2, 1.2], vertical_alignment="bottom")
+        merge_key = f"rli:edit:merge_with:{element.id}"
+        merge_col.selectbox("Merge with", [e.id for e in others], index=None, placeholder="another element on this page",
+                            format_func={e.id: element_label(e) for e in others}.__getitem__, key=merge_key)
+        merge_button_col.button("Merge", key="rli:edit:merge", width="stretch",
+                                disabled=not st.session_state.get(merge_key),
+                                help="One box around both; its text is re-read from the PDF; keeps this category",
+                                on_click=_merge, args=(doc, element, merge_key))
+
+
+def _relabel(doc_id: str, element: Element, picker: str) -> None:
+    category = st.session_state[picker]
+    if category == element.category:
+        _flash(doc_id, "info", f"Already {category.value}.")
+        return
+    save(doc_id, [{"kind": "relabel", "target": element.id, "category": category.value}],
+         f"Relabelled {element_label(element)} → {category.value}")
+
+
+def _delete(doc: Document, element: Element) -> None:
+    if save(doc.doc_id, [{"kind": "delete_element", "target": element.id}], f"Deleted {element_label(element)}"):
+        state.select_element(None, doc.doc_id)
+
+
+def _merge(doc: Document, element: Element, merge_key: str) -> None:
+    other_id = st.session_state.get(merge_key)
+    other = doc.element_index().get(other_id)
+    if other is None:
+        return
+    box = union([element.bbox, other.bbox])
+    save(doc.doc_id, [{"kind": "move_bbox", "target": element.id, "bbox": list(box)},
+                      {"kind": "delete_element", "target": other.id}],
+         f"Merged {element_label(other)} into {element_label(element)}")
+
+
+# ---- drawing and moving boxes ----------------------------------------------------------------
+def _canvas(doc: Document, number: int, background: bytes, mode: str, initial: dict | None, label: str = ""):
+    from streamlit_drawable_canvas import st_canvas  # imported late: it registers a component
+
+    page = doc.page(number)
+    zoom = state.zoom()
+    width, height = image_size(page.width, page.height, zoom)
+    key = f"rli:edit:canvas:{mode}:{doc.doc_id}:{number}:{zoom}:{seen_head(doc.doc_id)}"
+    return st_canvas(
+        background_image=background, width=width, height=height, drawing_mode="labeled_rect", label=label,
+        stroke_width=CANVAS_STROKE, stroke_color="#d62728", fill_color="rgba(214, 39, 40, 0.12)",
+        initial_drawing=initial, update_streamlit=True, font_size=11, key=key,
+    )
+
+
+def draw_boxes(doc: Document, number: int) -> None:
+    page = doc.page(number)
+    zoom = state.zoom()
+    categories = list(Category)
+    pick_col, help_col = st.columns([2, 5], vertical_alignment="bottom")
+    category = pick_col.selectbox("Category of new boxes", categories, index=categories.index(Category.TEXT),
+                                  format_func=category_label, key="rli:edit:draw_category")
+    help_col.caption("Drag on the page to draw a box; its text is read from the PDF under it. "
+                     "Each box keeps the category chosen when it was drawn.")
+    background = page_view_image(state.document_pdf(doc.doc_id), page, zoom, elements=page.elements)
+    result = _canvas(doc, number, background, "draw", None, label=category.value)
+    drawn = [(b.get("label") or category.value, clamp_to_page(box_bbox(b, zoom), page.width, page.height))
+             for b in result.boxes]
+    drawn = [(label, bbox) for label, bbox in drawn if bbox[2] - bbox[0] >= 1 and bbox[3] - bbox[1] >= 1]
+    if not drawn:
+        st.caption("No new box yet.")
+        return
+    pdf = state.document_pdf(doc.doc_id)
+    for label, bbox in drawn:
+        text = _text_under(pdf, number, bbox)
+        st.text(f"{label} · {', '.join(f'{v:.1f}' for v in bbox)} pt · {shorten(text, 80) or '(no text under the box)'}")
+    events = [{"kind": "add_element", "page": number, "bbox": list(bbox), "category": label} for label, bbox in drawn]
+    st.button(f"Add {len(drawn)} box{'es' if len(drawn) > 1 else ''}", key="rli:edit:add_boxes", type="primary",
+              on_click=_save_and_select, args=(doc.doc_id, events, f"Added {len(drawn)} box(es) on page {number}"))
+
+
+def _text_under(pdf, number: int, bbox: BBox) -> str:
+    if pdf is None:
+        return ""
+    from core.pdftext import read_text
+
+    return read_text(pdf, number, bbox)
+
+
+def _save_and_select(doc_id: str, events: list[dict[str, Any]], done: str) -> None:
+    if save(doc_id, events, done):
+        st.session_state[MODE_KEY] = SELECT
+
+
+def move_boxes(doc: Document, number: int) -> None:
+    page = doc.page(number)
+    zoom = state.zoom()
+    st.caption("Turn on the canvas toolbar's edit toggle, then drag a box to move it or pull its corners to "
+               "resize it; the text is re-read from the PDF when you save.")
+    labels = {f"#{e.seq + 1} {e.category.value}": e for e in page.elements}
+    initial = {"objects": [
+        {**_drawing_object(canvas_box(e.bbox, zoom, label)), "stroke": e.category.colour}
+        for label, e in labels.items()]}
+    background = page_view_image(state.document_pdf(doc.doc_id), page, zoom, elements=())
+    result = _canvas(doc, number, background, "move", initial)
+    moved = []
+    for box in result.boxes:
+        element = labels.get(box.get("label"))
+        if element is None:
+            continue
+        bbox = clamp_to_page(box_bbox(box, zoom), page.width, page.height)
+        if max(abs(a - b) for a, b in zip(bbox, element.bbox)) >= 0.5:
+            moved.append((element, bbox))
+    if not moved:
+        st.caption("No box moved yet.")
+        return
+    for element, bbox in moved:
+        st.text(f"{element_label(element)} → {', '.join(f'{v:.1f}' for v in bbox)} pt")
+    events = [{"kind": "move_bbox", "target": e.id, "bbox": list(b)} for e, b in moved]
+    st.button(f"Save {len(moved)} moved box{'es' if len(moved) > 1 else ''}", key="rli:edit:save_moves",
+              type="primary", on_click=_save_and_select,
+              args=(doc.doc_id, events, f"Moved {len(moved)} box(es) on page {number}"))
+
+
+def _drawing_object(box: Mapping[str, Any]) -> dict[str, Any]:
+    """One LabeledRect as `streamlit_drawable_canvas.boxes_to_drawing` builds it (its exact inverse
+    is `CanvasResult.boxes`), without importing the component outside a running app."""
+    return {"type": "LabeledRect", "label": box["label"], "left": box["left"], "top": box["top"],
+            "width": box["width"], "height": box["height"], "originX": "left", "originY": "top",
+            "scaleX": 1, "scaleY": 1, "angle": 0, "strokeWidth": CANVAS_STROKE,
+            "fill": "rgba(0, 0, 0, 0)", "lockRotation": True, "strokeUniform": True}
