@@ -174,10 +174,7 @@ def toolbar(doc: Document, number: int) -> str:
     mode_col, undo_col, redo_col, status_col, next_col = st.columns([3.2, 1, 1, 1.8, 1.6], vertical_alignment="bottom")
     st.session_state.setdefault(MODE_KEY, SELECT)
     mode = mode_col.segmented_control("Edit", MODES, key=MODE_KEY) or SELECT
-    undo_col.button("↶ Undo", key="rli:edit:undo", disabled=not stacks.undo, width="stretch",
-                    help=_action_help(stacks.undo), on_click=_undo_or_redo, args=(doc.doc_id, False))
-    redo_col.button("↷ Redo", key="rli:edit:redo", disabled=not stacks.redo, width="stretch",
-                    help=_action_help(stacks.redo), on_click=_undo_or_redo, args=(doc.doc_id, True))
+    undo_redo_buttons(doc.doc_id, undo_col, redo_col, stacks)
     from core.review import next_page_to_review, page_statuses  # review status is computed from the log
 
     statuses = page_statuses((doc, machine_document(state.workspace(), doc.doc_id)), events)
@@ -190,6 +187,15 @@ def toolbar(doc: Document, number: int) -> str:
                     help="Mark this page reviewed and go to the next page not reviewed yet",
                     on_click=_reviewed_next, args=(doc, number, following))
     return mode
+
+
+def undo_redo_buttons(doc_id: str, undo_col, redo_col, stacks=None, prefix: str = "rli:edit") -> None:
+    """The Undo and Redo buttons (also used by the Links page), each saying what it would take back."""
+    stacks = stacks or undo_state(state.workspace().events(doc_id))
+    undo_col.button("↶ Undo", key=f"{prefix}:undo", disabled=not stacks.undo, width="stretch",
+                    help=_action_help(stacks.undo), on_click=_undo_or_redo, args=(doc_id, False))
+    redo_col.button("↷ Redo", key=f"{prefix}:redo", disabled=not stacks.redo, width="stretch",
+                    help=_action_help(stacks.redo), on_click=_undo_or_redo, args=(doc_id, True))
 
 
 def _action_help(actions) -> str:
