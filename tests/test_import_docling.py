@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -175,19 +173,20 @@ def test_with_a_pdf_the_pdf_is_stored_and_the_doc_id_comes_from_it(tmp_path):
     assert not again.created and [r.doc_id for r in ws.documents()] == [result.record.doc_id]
 
 
-def test_cli_import_prints_one_json_line(tmp_path):
-    out = subprocess.run(
-        [sys.executable, "-m", "core", "import", str(FIXTURE), "--format", "docling", "--workspace", str(tmp_path)],
-        cwd=REPO, capture_output=True, text=True, check=True)
-    line = json.loads(out.stdout)
+def test_cli_import_prints_one_json_line(tmp_path, capsys):
+    from core.cli import main
+
+    assert main(["import", str(FIXTURE), "--format", "docling", "--workspace", str(tmp_path)]) == 0
+    line = json.loads(capsys.readouterr().out)
     assert line["engine"] == "docling" and line["pages"] == 2 and line["source"] == FIXTURE.name
 
 
-def test_cli_reports_a_wrong_format_on_stderr_and_exits_non_zero(tmp_path):
-    out = subprocess.run(
-        [sys.executable, "-m", "core", "import", str(FIXTURE), "--format", "textract", "--workspace", str(tmp_path)],
-        cwd=REPO, capture_output=True, text=True)
-    assert out.returncode != 0 and "--format docling" in out.stderr
+def test_cli_reports_a_wrong_format_on_stderr_and_exits_non_zero(tmp_path, capsys):
+    from core.cli import main
+
+    assert main(["import", str(FIXTURE), "--format", "textract", "--workspace", str(tmp_path)]) != 0
+    assert "--format docling" in capsys.readouterr().err
+    assert Workspace(tmp_path).documents() == []
 
 
 # ---- bad input -----------------------------------------------------------------------------------
