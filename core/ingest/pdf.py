@@ -427,14 +427,14 @@ def widget_drafts(widgets: Iterable[Widget]) -> list[Draft]:
                          on_state=w.on_state)
             out.append(Draft(Category.SELECTION_MARK, w.bbox, source="widget", text="",
                              state="selected" if selected else "unselected", attrs=attrs))
-        elif w.kind in ("Text", "ComboBox", "ListBox"):
+        elif w.kind in ("Text", "ComboBox", "ListBox", "Signature"):  # an unsigned signature is an empty value
             value = w.value
             if isinstance(value, (list, tuple)):
                 value = ", ".join(str(v) for v in value)
             value = "" if value is None else str(value)
             attrs.update(value=value, options=w.options)
             out.append(Draft(Category.FORM_FIELD, w.bbox, source="widget", text=value, attrs=attrs))
-        # push buttons and signature fields carry no value a reader would search for
+        # push buttons carry no value a reader would search for
     return out
 
 
