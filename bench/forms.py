@@ -7,7 +7,7 @@ Two kinds of ground truth:
   counts when the key, the value and the value's place all agree;
 - each real AcroForm in ../shared/realdata/pdfs/forms/, flattened with `doc.bake()` (the widgets
   become page content) and ingested like any scan-free PDF, against the widgets of the original:
-  one field per widget (text, combo, list, check box, radio option; signature and push buttons
+  one field per widget (text, combo, list, signature, check box, radio option; push buttons
   carry no value and are left out). A pair counts when a predicted field sits on the widget's
   rectangle with the same value (check boxes: a selection mark there). "key agrees" is the share
   of matched pairs whose key is the label the widget path finds on the original (same words on
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 import time
@@ -43,7 +44,7 @@ from core.store import Workspace  # noqa: E402
 REALDATA = ROOT.parent / "shared" / "realdata"
 FORMS_DIR = REALDATA / "pdfs" / "forms"
 SAMPLE = ROOT / "sample_docs" / "shinseisho_flat.pdf"
-VALUE_WIDGETS = {"Text", "ComboBox", "ListBox"}
+VALUE_WIDGETS = {"Text", "ComboBox", "ListBox", "Signature"}
 MARK_WIDGETS = {"CheckBox", "RadioButton"}
 
 
@@ -221,7 +222,7 @@ def widget_truth(pdf: pymupdf.Document) -> list[Truth]:
         for w in page.widgets():
             kind = w.field_type_string
             if kind in MARK_WIDGETS:
-                on = w.on_state()
+                on = re.sub(r"#([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), str(w.on_state()))
                 selected = w.field_value not in (None, "", "Off", False) and (
                     w.field_value is True or str(w.field_value) == str(on))
                 out.append(Truth(page.number + 1, w.field_label or w.field_name or "", "",

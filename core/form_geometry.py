@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 from core.categories import Category
@@ -44,7 +44,9 @@ TEXT_CATEGORIES = (C.TEXT, C.LIST_ITEM, C.FORM_FIELD, C.TABLE, C.CAPTION, C.SECT
                    C.FOOTNOTE, C.DOCUMENT_INDEX, C.REFERENCE, C.PICTURE)  # a form region read as a figure
 # categories whose units can be a key (a heading or a footnote is not a field label)
 KEY_CATEGORIES = (C.TEXT, C.LIST_ITEM, C.FORM_FIELD, C.TABLE, C.CAPTION)
+LOOSE_KEY_CATEGORIES = (C.TEXT, C.LIST_ITEM, C.FORM_FIELD)
 MAX_KEY_CHARS = 40
+LONG_KEY_CHARS = 110  # ×1.6 for Latin text: a US form's "Number, street, and room or suite no. (If …)"
 
 
 @dataclass(frozen=True)
@@ -190,6 +192,35 @@ def page_units(doc: Document, page: Page) -> tuple[Unit, ...]:
                 out.extend(split)
             else:
                 out.append(Unit(uid, e.page, box, text, e.id, e.category, source=e.source, rows=rows))
+    reviewed = {e.id for e in page.elements if "reviewer:set_selection" in e.rules}
+    return _ticks_inside(out, reviewed)
+
+
+def _ticks_inside(units: list[Unit], reviewed: set[str]) -> tuple[Unit, ...]:
+    """A glyph drawn inside a box (a flattened check box's ✓, ×, or a ZapfDingbats mark the refine
+    step did not know) means the box is checked; the glyph itself is not a label."""
+    marks = [u for u in units if u.kind == "mark" and u.source != "widget"]
+    if not marks:
+        return tuple(units)
+    ticks: dict[str, str] = {}
+    for u in units:
+        if u.kind != "text" or len(u.text.strip()) > 2:
+            continue
+        for m in marks:
+            if contains(m.bbox, u.bbox, tolerance=1.5) or (
+                    overlap_area(u.bbox, m.bbox) >= 0.6 * max(overlap_area(u.bbox, u.bbox), 1e-6)):
+                ticks[u.id] = m.id
+                break
+    if not ticks:
+        return tuple(units)
+    ticked = set(ticks.values())
+    out = []
+    for u in units:
+        if u.id in ticks:
+            continue
+        if u.id in ticked and u.state == "unselected" and u.element_id not in reviewed:
+            u = replace(u, state="selected")
+        out.append(u)
     return tuple(out)
 
 
@@ -406,12 +437,13 @@ def mark_label(mark: BBox, labels: Sequence[Unit], used: set[str], marks: Sequen
         box = row_box(u, mark)
         if u.id in used or not _same_row(box, mark):
             continue
-        if box[0] >= mark[2] - 2:
-            gap = box[0] - mark[2]
+        middle = (mark[0] + mark[2]) / 2  # a label's box may start with spaces over the mark
+        if box[0] >= middle:
+            gap = max(0.0, box[0] - mark[2])
             if gap <= 60 and not _mark_between(mark[2], box[0], mark, marks):
                 right.append((gap, u.id, u))
-        elif box[2] <= mark[0] + 2:
-            gap = mark[0] - box[2]
+        elif box[2] <= middle:
+            gap = max(0.0, mark[0] - box[2])
             if _mark_between(box[2], mark[0], mark, marks):
                 continue
             if gap <= 320 or _bridged(box[2], mark[0], mark, fillers):
@@ -479,11 +511,16 @@ _NUMBERISH = re.compile(r"^[\d\s,.\-/:¥￥$%円年月日()（）]+$")
 _COLON_END = re.compile(r"[:：]\s*$")
 
 
-def _key_like(u: Unit) -> bool:
+def _key_like(u: Unit, form_page: bool = True, max_chars: int = MAX_KEY_CHARS) -> bool:
+    """Could this unit be a field's key? On a page that looks like a form, text inside a region the
+    parser called a picture counts too (a ruled form block is often read as a vector figure)."""
     text = strip_mark_glyphs(u.text)
-    if not text or u.category not in KEY_CATEGORIES or u.kind != "text":
+    # on a form page, text the parser called a picture or a table of contents (dot leaders) counts
+    categories = KEY_CATEGORIES + ((C.PICTURE, C.DOCUMENT_INDEX) if form_page else ())
+    if not text or u.category not in categories or u.kind != "text" or not _WORDY.search(text):
         return False
-    if len(text) > MAX_KEY_CHARS * (1.6 if text.isascii() else 1) or "\n" in text.strip():
+    latin = not any(0x3000 <= ord(ch) <= 0x9FFF or 0xFF00 <= ord(ch) <= 0xFFEF for ch in text)
+    if len(text) > max_chars * (1.6 if latin else 1) or "\n" in text.strip():
         return False
     if _COLON_END.search(text):
         return True
@@ -513,13 +550,15 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
 
     # 1. marks and their labels, then the row label as group
     mark_boxes = [m.bbox for m in marks]
+    labels = label_candidates(texts)
+    fillers = fillers_of(texts)
     labelled: list[tuple[Unit, Unit | None]] = []
     for m in sorted(marks, key=lambda m: (round(m.bbox[1] / 4), m.bbox[0])):
-        label = mark_label(m.bbox, texts, used, mark_boxes)
+        label = mark_label(m.bbox, labels, used, mark_boxes, fillers)
         if label is not None:
             used.add(label.id)
         labelled.append((m, label))
-    groups = _mark_groups(labelled, texts, used)
+    groups = _mark_groups(labelled, texts, used, rulings)
     for m, label in labelled:
         pairs.append(Pair("mark", label, m, 0.9 if label else 0.5, group=groups.get(m.id)))
     by_group: dict[str, list[tuple[Unit, Unit | None]]] = {}
@@ -533,15 +572,16 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
         if len(options) >= 2:
             pairs.append(Pair("radio", heads[gid], None, 0.85, options=tuple(options)))
 
-    # 2. key/value pairs
-    if not page_looks_like_form(free, rulings, boxes):
-        return pairs
+    # 2. key/value pairs; the looser rules (text beside or below a key) only on a page that looks
+    # like a form, so a report's two-column prose is not read as pairs
+    form_page = page_looks_like_form(free, rulings, boxes)
     value_used: set[str] = set()
     ordered = sorted((u for u in texts if u.id not in used), key=lambda u: (round(u.bbox[1] / 4), u.bbox[0]))
     for key in ordered:
-        if key.id in used or key.id in value_used or not _key_like(key):
+        # a label over a ruled blank may be long (US forms); the looser rules want a short key
+        if key.id in used or key.id in value_used or not _key_like(key, True, max_chars=LONG_KEY_CHARS):
             continue
-        found = _value_for(key, texts, rulings, boxes, used | value_used, doc_id, page.number)
+        found = _value_for(key, texts, rulings, boxes, used | value_used, doc_id, page.number, form_page)
         if found is None:
             continue
         value, confidence = found
@@ -549,11 +589,12 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
         for uid in value.id.split("+"):
             value_used.add(uid)
         pairs.append(Pair("text", key, value, confidence))
-    return pairs
+    codes = _code_columns(pairs)
+    return [p for i, p in enumerate(pairs) if i not in codes]
 
 
 def _mark_groups(labelled: Sequence[tuple[Unit, Unit | None]], texts: Sequence[Unit],
-                 used: set[str]) -> dict[str, Unit]:
+                 used: set[str], rulings: Rulings | None = None) -> dict[str, Unit]:
     """Mark id → the row's leading label (left of the row's first mark); aligned marks in the rows
     below without a label of their own share it (確認事項 ☑… / ☐… on the next line)."""
     rows: list[list[tuple[Unit, Unit | None]]] = []
@@ -567,8 +608,10 @@ def _mark_groups(labelled: Sequence[tuple[Unit, Unit | None]], texts: Sequence[U
     for row in rows:
         first = min(row, key=lambda ml: ml[0].bbox[0])[0]
         row_left = min(min(m.bbox[0], l.bbox[0] if l else m.bbox[0]) for m, l in row)
+        cy = (first.bbox[1] + first.bbox[3]) / 2
         heads = [u for u in texts if u.id not in used and _same_row(u.bbox, first.bbox)
-                 and u.bbox[2] <= row_left + 2 and row_left - u.bbox[2] <= 120 and _key_like(u)]
+                 and u.bbox[2] <= row_left + 2 and row_left - u.bbox[2] <= 120 and _key_like(u)
+                 and not _wall_between(rulings, u.bbox[2], row_left, cy)]
         head = max(heads, key=lambda u: u.bbox[2]) if heads else None
         if head is None and previous is not None:
             group, x, bottom = previous
@@ -582,6 +625,11 @@ def _mark_groups(labelled: Sequence[tuple[Unit, Unit | None]], texts: Sequence[U
         else:
             previous = None
     return out
+
+
+def _wall_between(r: Rulings | None, x0: float, x1: float, y: float) -> bool:
+    """A vertical rule between x0 and x1 at height y: the two sides are different cells."""
+    return r is not None and any(x0 + 1 < x < x1 - 1 and a - 1 <= y <= b + 1 for x, a, b in r.v)
 
 
 def _inside(units: Sequence[Unit], area: BBox, exclude: set[str]) -> list[Unit]:
@@ -609,7 +657,7 @@ def _value_unit(inside: Sequence[Unit], area: BBox, doc_id: str, page: int) -> U
 
 
 def _value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Unit], used: set[str],
-               doc_id: str, page: int) -> tuple[Unit, float] | None:
+               doc_id: str, page: int, form_page: bool = True) -> tuple[Unit, float] | None:
     kb, h = key.bbox, key.height
     cx, cy = center(kb)
     exclude = used | {key.id}
@@ -620,8 +668,10 @@ def _value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Uni
         if at_top and room_below >= max(8.0, 0.8 * h):
             area = (cell[0] + 1, kb[3], cell[2] - 1, cell[3] - 1)
             others = [u for u in _inside(texts, (cell[0], cell[1], cell[2], kb[3]), exclude) if u.bbox[0] > kb[2]]
-            if not others:  # a second label beside this one means the cell is not this key's alone
-                return _value_unit(_inside(texts, area, exclude), area, doc_id, page), 0.75
+            below = _inside(texts, area, exclude)
+            # a second label beside this one, or this label running on below, is not a filled value
+            if not others and not _continues_label(key, below):
+                return _value_unit(below, area, doc_id, page), 0.75
         if room_below < max(8.0, 0.8 * h):
             right = cell_at(r, cell[2] + 1.5, cy)
             if right is not None and right[1] <= cy <= right[3] and (right[3] - right[1]) <= 2.5 * (cell[3] - cell[1]):
@@ -630,29 +680,41 @@ def _value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Uni
                     return _value_unit(inside, right, doc_id, page), 0.8
         return None
     row = open_row_at(r, cx, cy) if cell is None else None
-    if row is not None and kb[1] - row[1] <= max(6.0, 1.2 * h) and row[3] - kb[3] >= max(8.0, 0.8 * h):
+    if row is not None and kb[1] - row[1] <= max(6.0, 1.2 * h) and row[3] - kb[3] >= max(8.0, 0.8 * h) \
+            and row[0] - 2 <= kb[0] and kb[2] <= row[2] + 2:
         area = (row[0] + 1, kb[3], row[2] - 1, row[3] - 1)
         beside = [u for u in _inside(texts, (row[0], row[1], row[2], kb[3]), exclude) if u.bbox[0] > kb[2]]
-        if not beside:
-            return _value_unit(_inside(texts, area, exclude), area, doc_id, page), 0.6
+        below = _inside(texts, area, exclude)
+        if not beside and not _continues_label(key, below):
+            return _value_unit(below, area, doc_id, page), 0.6
     # a box to the right on the same row
-    walls = sorted(x for x, a, b in r.v if x >= kb[2] - 1 and x - kb[2] <= 160 and a - 1 <= cy <= b + 1)
+    fillers = fillers_of(texts)
+    walls = sorted(x for x, a, b in r.v if x >= kb[2] - 1 and a - 1 <= cy <= b + 1
+                   and (x - kb[2] <= 160 or _bridged(kb[2], x, kb, fillers)))
     for x in walls[:2]:
         box = cell_at(r, x + 1.5, cy)
         if box is not None and box[0] >= kb[2] - 2 and box[3] - box[1] <= max(4.5 * h, 30) \
-                and not _text_between(texts, kb[2], box[0], kb, exclude):
+                and not _text_between(label_candidates(texts), kb[2], box[0], kb, exclude):
             inside = _inside(texts, box, exclude)
-            if not inside or not _key_like_colon(inside[0]):
+            if not inside or not (_key_like_colon(inside[0]) or _labels_own_cell(inside[0], box)):
                 return _value_unit(inside, box, doc_id, page), 0.8
     # an underline to the right
     for y, a, b in r.h:
-        if kb[3] - 0.5 * h <= y <= kb[3] + 0.8 * h and a >= kb[2] - 3 and a - kb[2] <= 40 and b - a >= 15:
+        if kb[3] - 0.5 * h <= y <= kb[3] + 0.8 * h and a >= kb[2] - 3 and a - kb[2] <= 40 and b - a >= 8:
             area = (a, kb[1] - 2, b, y)
             if not _text_between(texts, kb[2], a, kb, exclude):
                 return _value_unit(_inside(texts, area, exclude), area, doc_id, page), 0.7
+    # a box directly below the key (a label over a multi-line text box)
+    for b in _boxes_below(r, kb, h):
+        if not _text_between_rows(texts, kb, b, exclude):
+            inside = _inside(texts, b, exclude)
+            return _value_unit(inside, b, doc_id, page), 0.7
+    if not form_page or not _key_like(key, form_page) or (
+            key.category not in LOOSE_KEY_CATEGORIES and not _COLON_END.search(key.text)):
+        return None  # text beside text inside a table or figure is a row of data, not a filled field
     # text to the right on the same row
     right = [u for u in texts if u.id not in exclude and _same_row(u.bbox, kb) and u.bbox[0] >= kb[2] - 1
-             and u.bbox[0] - kb[2] <= max(200.0, 10 * h)]
+             and u.bbox[0] - kb[2] <= max(200.0, 10 * h) and _valueish(u)]
     if right:
         nearest = min(right, key=lambda u: u.bbox[0])
         gap = nearest.bbox[0] - kb[2]
@@ -660,13 +722,62 @@ def _value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Uni
             return nearest, 0.6
     # a key ending in ： takes the text directly below
     if _COLON_END.search(key.text):
-        below = [u for u in texts if u.id not in exclude and u.bbox[1] >= kb[3] - 1
+        below = [u for u in texts if u.id not in exclude and _valueish(u) and u.bbox[1] >= kb[3] - 1
                  and u.bbox[1] - kb[3] <= 1.0 * h and abs(u.bbox[0] - kb[0]) <= 1.5 * h]
         if below:
             nearest = min(below, key=lambda u: u.bbox[1])
             if not _key_like_colon(nearest):
                 return nearest, 0.5
     return None
+
+
+def _boxes_below(r: Rulings, kb: BBox, h: float) -> list[BBox]:
+    """Closed boxes whose top edge lies just under the key and that start near the key's left."""
+    out = []
+    for y, a, b in r.h:
+        if kb[3] - 1 <= y <= kb[3] + 1.6 * h and a <= kb[0] + 2 * h and b >= kb[0] + 4 and a >= kb[0] - 4 * h:
+            box = cell_at(r, min(max(kb[0] + 4, a + 2), b - 2), y + 2.5)
+            if box is not None and abs(box[1] - y) <= 1.5 and box[3] - box[1] >= 1.2 * h:
+                out.append(box)
+    return sorted(set(out), key=lambda bx: bx[1])[:1]
+
+
+def _text_between_rows(texts: Sequence[Unit], kb: BBox, box: BBox, exclude: set[str]) -> bool:
+    return any(u.id not in exclude and u.bbox[1] >= kb[3] - 1 and u.bbox[3] <= box[1] + 1
+               and u.bbox[0] < box[2] and u.bbox[2] > box[0] for u in texts)
+
+
+def _valueish(u: Unit) -> bool:
+    """Words or digits: a bullet beside a label is not its value, nor an instruction ("▶ Go to …")."""
+    text = u.text.strip()
+    return bool(_WORDY.search(text) or re.search(r"\d", text)) and not text.startswith(("▶", "►", "→", "•"))
+
+
+def _labels_own_cell(u: Unit, box: BBox) -> bool:
+    """Text at the top of a box with a blank under it: that box is the field of its own label."""
+    return u.bbox[1] - box[1] <= max(4.0, 0.6 * u.height) and box[3] - u.bbox[3] >= max(8.0, 0.8 * u.height)
+
+
+def _continues_label(key: Unit, below: Sequence[Unit]) -> bool:
+    """Text under a label that belongs to the label's own text block (a label on several lines),
+    or ends in a colon, continues the label rather than filling the field."""
+    return any((u.element_id is not None and u.element_id == key.element_id) or _key_like_colon(u) for u in below)
+
+
+def _code_columns(pairs: list[Pair]) -> set[int]:
+    """Indexes of pairs that form a lookup table: four or more values in one column, all short
+    codes of the same shape ("01", "02", …), are a printed table, not filled-in values."""
+    columns: dict[int, list[int]] = {}
+    for i, p in enumerate(pairs):
+        if p.kind == "text" and p.value is not None and p.value.text.strip():
+            columns.setdefault(round(p.value.bbox[0] / 4), []).append(i)
+    drop: set[int] = set()
+    for idx in columns.values():
+        shapes = [re.sub(r"[A-Za-z]", "a", re.sub(r"\d", "9", pairs[i].value.text.strip())) for i in idx]
+        common = max(set(shapes), key=shapes.count) if shapes else ""
+        if len(idx) >= 4 and len(common) <= 4 and shapes.count(common) >= 0.8 * len(idx):
+            drop.update(idx)
+    return drop
 
 
 def _key_like_colon(u: Unit) -> bool:
