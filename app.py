@@ -18,6 +18,7 @@ PAGES = [
     st.Page("pages/inspect.py", title="Inspect", icon=":material/search:", url_path="inspect", default=True),
     st.Page("pages/forms.py", title="Forms", icon=":material/edit_note:", url_path="forms"),
     st.Page("pages/links.py", title="Links", icon=":material/link:", url_path="links"),
+    st.Page("pages/audit.py", title="Audit", icon=":material/history:", url_path="audit"),
     st.Page("pages/chunks.py", title="Chunks", icon=":material/view_agenda:", url_path="chunks"),
     st.Page("pages/gold.py", title="Gold set", icon=":material/star:", url_path="gold"),
     st.Page("pages/evaluate.py", title="Evaluate", icon=":material/bar_chart:", url_path="evaluate"),

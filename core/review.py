@@ -153,3 +153,45 @@ def _caption_issues(doc: Document, caption: Element, targets: list[Element], how
             issues.append(LinkIssue("far_caption", caption.id, caption.page, caption.text,
                                     f"caption {gap:.0f} pt away from its {t.category.value}"))
     return issues
+
+
+# ---- audit ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AuditRow:
+    event_id: str
+    at: str
+    actor: str
+    kind: str
+    page: int | None
+    summary: str
+    status: str  # in effect | undone | no effect (its element is gone) | unanchored
+    undone_by: str | None  # id of the undo event that took it back
+
+
+def audit_log(ws: Workspace, doc_id: str) -> list[AuditRow]:
+    """Who changed what and when, newest last, with whether each event is still in effect."""
+    from core.corrections import describe
+
+    view = corrected_view(ws, doc_id)
+    events = ws.events(doc_id)
+    docs = (view.doc, machine_document(ws, doc_id))
+    in_effect = {e.event_id for e in events_in_effect(events)}
+    undone_by: dict[str, str] = {}
+    for e in events:
+        if e.kind == "undo":
+            undone_by[str(e.payload.get("event"))] = e.event_id
+    unanchored = {u.event_id for u in view.unanchored}
+    rows = []
+    for e in events:
+        if e.kind == "undo" or e.event_id in in_effect:
+            status = ("unanchored" if e.event_id in unanchored
+                      else "no effect (its element is gone)" if e.event_id in view.skipped else "in effect")
+        else:
+            status = "undone"
+        target_page = event_page(e.payload, docs)
+        if e.kind == "undo":
+            undone = next((x for x in events if x.event_id == str(e.payload.get("event"))), None)
+            target_page = event_page(undone.payload, docs) if undone else None
+        rows.append(AuditRow(e.event_id, e.at, e.actor, e.kind, target_page, describe(e.payload), status,
+                             undone_by.get(e.event_id) if status == "undone" else None))
+    return rows

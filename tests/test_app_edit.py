@@ -129,3 +129,34 @@ def test_reviewed_next_marks_the_page_and_moves_on(sample_workspace):
     [event] = ws.events(doc_id)
     assert event.payload == {"kind": "mark_reviewed", "page": 2, "status": "reviewed"}
     assert at.session_state[f"rli:page:{doc_id}"] == 3
+
+
+# ---- the audit page ---------------------------------------------------------------------------
+def test_audit_lists_who_changed_what_and_filters_by_page_and_kind(sample_workspace):
+    doc_id = doc_id_of(sample_workspace, DOC)
+    ws = Workspace(sample_workspace)
+    footer2, footer3 = footer_of(ws, doc_id, 2), footer_of(ws, doc_id, 3)
+    record_events(ws, doc_id, [{"kind": "relabel", "target": footer2.id, "category": "text"}], "taro")
+    record_events(ws, doc_id, [{"kind": "delete_element", "target": footer3.id}], "hanako")
+    record_events(ws, doc_id, [{"kind": "mark_reviewed", "page": 3, "status": "reviewed"}], "hanako")
+    at = open_page("pages/audit.py", sample_workspace, doc=DOC)
+    at.session_state["rli:reviewer"] = "hanako"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    table = at.dataframe[0].value
+    assert list(table["reviewer"]) == ["taro", "hanako", "hanako"]
+    assert list(table["page"]) == [2, 3, 3]
+    at.multiselect(key="rli:audit:pages").set_value([3]).run()
+    assert list(at.dataframe[0].value["kind"]) == ["delete_element", "mark_reviewed"]
+    at.multiselect(key="rli:audit:kinds").set_value(["delete_element"]).run()
+    assert list(at.dataframe[0].value["event"]) == [2]
+
+
+def test_review_progress_shows_on_the_documents_page(sample_workspace):
+    doc_id = doc_id_of(sample_workspace, DOC)
+    ws = Workspace(sample_workspace)
+    record_events(ws, doc_id, [{"kind": "mark_reviewed", "page": p, "status": "reviewed"} for p in (1, 2)], "hanako")
+    at = open_page("pages/documents.py", sample_workspace, doc=DOC)
+    assert not at.exception
+    statuses = set(at.dataframe[0].value["review status"])
+    assert "2/6 pages reviewed" in statuses and "unreviewed" in statuses

@@ -180,8 +180,9 @@ def set_reviewer(name: str) -> None:
 def review_status(doc_id: str) -> str:
     """One short word or phrase for the Documents list.
 
-    For now: how many correction events the document has. The corrections work can replace this
-    with per-page `mark_reviewed` progress; the Documents page only calls this function.
+    Reviewed pages / pages from the `mark_reviewed` events (core.review); the Documents page only
+    calls this function.
     """
-    count = len(workspace().events(doc_id))
-    return "no corrections" if count == 0 else f"{count} correction{'s' if count != 1 else ''}"
+    from core.review import review_progress  # reviewed pages / pages, from mark_reviewed events
+
+    return review_progress(workspace(), doc_id).label

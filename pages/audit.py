@@ -1,0 +1,92 @@
+"""Audit: every correction of the current document — who changed what, when, and whether it is
+still in effect — filterable by page, kind and reviewer. Events that lost their element after a
+re-ingest are listed separately so the reviewer can redo them."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from core.corrections import corrected_view
+from core.review import audit_log
+from ui import state
+from ui.edit_panel import conflict_banner, flash_message, remember_view, save
+from ui.text import md_escape, shorten
+
+
+def filters(rows) -> tuple[set, set, set, bool]:
+    page_col, kind_col, actor_col, undone_col = st.columns([2, 2, 2, 1.2], vertical_alignment="bottom")
+    pages = sorted({r.page for r in rows if r.page is not None})
+    kinds = sorted({r.kind for r in rows})
+    actors = sorted({r.actor for r in rows})
+    chosen_pages = page_col.multiselect("Page", pages, placeholder="all pages", key="rli:audit:pages")
+    chosen_kinds = kind_col.multiselect("Kind", kinds, placeholder="all kinds", key="rli:audit:kinds")
+    chosen_actors = actor_col.multiselect("Reviewer", actors, placeholder="everyone", key="rli:audit:actors")
+    show_undone = undone_col.toggle("Show undone", value=True, key="rli:audit:undone")
+    return set(chosen_pages), set(chosen_kinds), set(chosen_actors), show_undone
+
+
+def log_table(doc_id: str, rows) -> None:
+    frame = pd.DataFrame({
+        "event": [int(r.event_id) for r in rows],
+        "when (UTC)": [r.at.replace("T", " ").rstrip("Z") for r in rows],
+        "reviewer": [r.actor for r in rows],
+        "kind": [r.kind for r in rows],
+        "page": [r.page for r in rows],
+        "what": [shorten(r.summary, 100) for r in rows],
+        "status": [r.status + (f" (by event {r.undone_by})" if r.undone_by else "") for r in rows],
+    })
+    key = f"rli:audit:table:{doc_id}:{len(rows)}"
+    st.dataframe(frame, key=key, on_select="rerun", selection_mode="single-row", hide_index=True, width="stretch")
+    picked = st.session_state.get(key)
+    selected = rows[picked.selection.rows[0]] if picked and picked.selection.rows else None
+    if selected is not None and selected.kind != "undo" and selected.status != "undone":
+        st.button(f"Undo event {selected.event_id} ({shorten(selected.summary, 60)})", key="rli:audit:undo_one",
+                  on_click=save, args=(doc_id, [{"kind": "undo", "event": selected.event_id}],
+                                       f"Undid event {selected.event_id}"))
+
+
+def unanchored_list(doc_id: str) -> None:
+    lost = corrected_view(state.workspace(), doc_id).unanchored
+    if not lost:
+        return
+    st.subheader(f"Lost after a re-ingest ({len(lost)})")
+    st.caption("These corrections name elements the current parse no longer has, and no element on the same "
+               "page overlaps the old box with similar text. They are kept in the log; redo them on the Inspect "
+               "or Links page if they still matter.")
+    st.dataframe(pd.DataFrame([{"event": u.event_id, "kind": u.kind, "field": u.key, "page": u.page,
+                                "old text": shorten(u.text, 60), "why": u.reason} for u in lost]),
+                 hide_index=True, width="stretch")
+
+
+def audit_page(doc_id: str) -> None:
+    st.title("Audit")
+    record = state.workspace().document(doc_id)
+    st.markdown(f"**{md_escape(record.source)}** · {record.engine} engine")
+    in_conflict = conflict_banner(doc_id)
+    flash_message(doc_id)
+    rows = audit_log(state.workspace(), doc_id)
+    if not rows:
+        st.info("No corrections yet for this document.")
+        return
+    pages, kinds, actors, show_undone = filters(rows)
+    shown = [r for r in rows if (not pages or r.page in pages) and (not kinds or r.kind in kinds)
+             and (not actors or r.actor in actors) and (show_undone or r.status != "undone")]
+    st.caption(f"{len(shown)} of {len(rows)} events · newest last")
+    log_table(doc_id, shown)
+    events = state.workspace().events(doc_id)
+    st.download_button("Download the log (JSONL, the format `python -m core correct` reads)",
+                       "".join(json.dumps(e.to_dict(), ensure_ascii=False) + "\n" for e in events),
+                       file_name=f"{doc_id}.events.jsonl", mime="application/jsonl")
+    unanchored_list(doc_id)
+    if not in_conflict:
+        remember_view(doc_id)
+
+
+doc_id = state.current_doc_id()
+if doc_id is None:
+    st.title("Audit")
+    st.info("No document yet. Add a PDF on the Documents page.")
+else:
+    audit_page(doc_id)
