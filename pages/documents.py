@@ -53,7 +53,8 @@ def ingest_upload(name: str, data: bytes, engine: str, password: str | None) -> 
     record = result.record
     if result.created:
         state.select_document(record.doc_id)
-        return "success", f"Added {md_escape(record.source)}: {record.page_count} pages, {record.engine} engine."
+        pages = f"{record.page_count} page{'s' if record.page_count != 1 else ''}"
+        return "success", f"Added {md_escape(record.source)}: {pages}, {record.engine} engine."
     return "info", (f"{md_escape(name)} is already in the workspace (as {md_escape(record.source)}); "
                     "nothing was re-read.")
 
