@@ -55,6 +55,7 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
+@lru_cache(maxsize=65536)
 def _is_punctuation(token: str) -> bool:
     """Punctuation, symbols and separators (Unicode categories P*, S*, Z*), e.g. 。「」※ but not ー."""
     return all(unicodedata.category(ch)[0] in "PSZ" for ch in token)
@@ -69,7 +70,7 @@ def sudachi_available() -> bool:
 
 
 @lru_cache(maxsize=1)
-def _sudachi_tokenizer():
+def _sudachi_dictionary():
     try:
         from sudachipy import Dictionary
     except ImportError as err:
@@ -78,7 +79,7 @@ def _sudachi_tokenizer():
             "or choose the 'bigram' tokenizer"
         ) from err
     try:
-        return Dictionary(dict="core").tokenizer()
+        return Dictionary(dict="core")
     except Exception as err:  # sudachidict_core missing shows up here, not at import
         raise TokenizerUnavailable(
             f"SudachiPy cannot load the core dictionary ({err}); `pip install sudachidict_core`, "
@@ -87,10 +88,14 @@ def _sudachi_tokenizer():
 
 
 @lru_cache(maxsize=3)
-def _split_mode(mode: str):
-    from sudachipy import SplitMode
+def _sudachi_tokenizer(mode: str = "B"):
+    # Only the fields we read are materialised: about a quarter less work per morpheme.
+    return _sudachi_dictionary().tokenizer(mode, fields={"pos", "normalized_form"})
 
-    return getattr(SplitMode, mode)
+
+@lru_cache(maxsize=4096)
+def _is_function_pos(pos_id: int) -> bool:
+    return _sudachi_dictionary().pos_of(pos_id)[0] in _FUNCTION_POS
 
 
 def _pieces(text: str, limit: int = _SUDACHI_PIECE_CHARS) -> list[str]:
@@ -110,18 +115,17 @@ def _pieces(text: str, limit: int = _SUDACHI_PIECE_CHARS) -> list[str]:
 
 
 def sudachi_tokens(text: str, mode: str = "B", drop_function_words: bool = True) -> list[str]:
-    tokenizer = _sudachi_tokenizer()
-    split = _split_mode(mode)
+    tokenizer = _sudachi_tokenizer(mode)
     out: list[str] = []
     for piece in _pieces(normalize(text)):
-        for m in tokenizer.tokenize(piece, split):
-            surface = m.surface().strip()
-            if not surface:
-                continue
-            if drop_function_words and (m.part_of_speech()[0] in _FUNCTION_POS or _is_punctuation(surface)):
-                continue
+        for m in tokenizer.tokenize(piece):
             # normalized_form folds spelling variants (引き落とし/引落し) onto one dictionary form
-            out.append(m.normalized_form().lower())
+            token = m.normalized_form().strip()
+            if not token:
+                continue
+            if drop_function_words and (_is_function_pos(m.part_of_speech_id()) or _is_punctuation(token)):
+                continue
+            out.append(token.lower())
     return out
 
 
@@ -156,6 +160,6 @@ def make_tokenizer(spec: TokenizerSpec | None = None) -> Tokenizer:
         kind = "sudachi" if sudachi_available() else "bigram"
     if kind == "bigram":
         return char_bigrams
-    _sudachi_tokenizer()  # fail now, with the install hint, rather than on the first query
+    _sudachi_tokenizer(spec.mode)  # fail now, with the install hint, rather than on the first query
     mode, drop = spec.mode, spec.drop_function_words
     return lambda text: sudachi_tokens(text, mode, drop)

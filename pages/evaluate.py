@@ -1,3 +1,305 @@
+"""Evaluate: how often each policy and retriever brings the evidence back, on one gold set.
+
+Pick the gold questions, policies, retrievers, k and budgets; run (a progress bar while chunking and
+indexing). The headline is evidence recall within a context budget; below it the metric table, the
+hit@k and budget curves, the per-category breakdown, and a per-question drill-down showing the
+evidence boxes and a retrieved chunk's boxes on the page side by side.
+"""
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pandas as pd
 import streamlit as st
 
-st.info("Evaluate is being built")
+from core.errors import InspectorError
+from core.evaluate import EvalConfig, EvaluationReport, QuestionResult, evaluate_workspace
+from core.gold import GoldItem, all_tags, anchor_items, load_items, parse_gold_jsonl
+from core.policy import load_policy, policy_from_mapping
+from core.render import Box
+from core.retrieval import RETRIEVERS, RetrieverOptions
+from ui import state
+from ui.page_view import page_view
+from ui.text import md_escape, shorten
+
+REPORT_KEY = "rli:eval:report"
+POLICY_DIR = Path(__file__).resolve().parents[1] / "policies"
+EVIDENCE_COLOUR = "#ffbf00"  # same amber as the Gold page
+HIT_COLOUR = "#2ca02c"
+MISS_COLOUR = "#1f77b4"
+K_CHOICES = (1, 3, 5, 10, 20)
+BUDGET_CHOICES = (250, 500, 1000, 2000, 4000, 8000)
+ALL = "(all)"
+OPEN_KEY = "rli:eval:open"
+
+
+# ---- choosing what to run ---------------------------------------------------------------------------
+def gold_questions(ws) -> list[GoldItem] | None:
+    source = st.radio("Gold questions", ["workspace", "file"], horizontal=True, key="rli:eval:gold_source",
+                      format_func={"workspace": "This workspace's gold set", "file": "A gold/v1 file"}.__getitem__)
+    if source == "file":
+        upload = st.file_uploader("gold/v1 JSONL", type=["jsonl", "json", "txt"], key="rli:eval:gold_file")
+        if upload is None:
+            return None
+        items = parse_gold_jsonl(upload.getvalue().decode("utf-8", errors="replace"), origin=upload.name)
+        anchored, report = anchor_items(ws, items)  # anchored here, not stored
+        problems = sum(not r.ok for r in report.items)
+        if problems:
+            st.warning(f"{problems} question(s) have evidence that could not be anchored; it is left out of "
+                       "the scores (import the file on the Gold page to see which).")
+        return anchored
+    everything = load_items(ws)
+    if not everything:
+        st.info("No gold questions yet: write some on the Gold set page, or import the sample set there.")
+        st.page_link("pages/gold.py", label="Go to Gold set", icon="⭐")
+        return None
+    records = {r.doc_id: r.source for r in ws.documents()}
+    doc_col, tag_col = st.columns(2)
+    doc = doc_col.selectbox("Document", [ALL, *sorted({i.doc_id for i in everything})], key="rli:eval:doc",
+                            format_func=lambda d: records.get(d, d))
+    tag = tag_col.selectbox("Tag", [ALL, *all_tags(everything)], key="rli:eval:tag")
+    items = [i for i in everything if (doc == ALL or i.doc_id == doc) and (tag == ALL or tag in i.tags)]
+    st.caption(f"{len(items)} of {len(everything)} question(s)")
+    return items
+
+
+def chosen_policies() -> list:
+    files = sorted(POLICY_DIR.glob("*.toml")) if POLICY_DIR.exists() else []
+    options = ["default", "naive", *[str(p) for p in files]]
+    names = st.multiselect("Policies", options, default=["default", "naive"], key="rli:eval:policies",
+                           format_func=lambda p: Path(p).name if p.endswith(".toml") else p)
+    upload = st.file_uploader("…or a policy TOML of your own", type=["toml"], key="rli:eval:policy_file")
+    policies: list = [load_policy(n) for n in names]
+    if upload is not None:
+        try:
+            data = tomllib.loads(upload.getvalue().decode("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+            raise InspectorError(f"policy file {upload.name}: not valid TOML ({err})") from None
+        policies.append(policy_from_mapping(data, default_name=Path(upload.name).stem))
+    return policies
+
+
+def settings() -> tuple[list, list[str], EvalConfig] | None:
+    left, right = st.columns(2)
+    with left:
+        policies = chosen_policies()
+    with right:
+        retrievers = st.multiselect("Retrievers", list(RETRIEVERS), default=["bm25"], key="rli:eval:retrievers")
+        dense_path = ""
+        if "dense" in retrievers:
+            dense_path = st.text_input("Dense model folder (sentence-transformers, on this machine)",
+                                       key="rli:eval:dense", help="Never downloaded: give a folder you already have.")
+        ks = st.multiselect("k", K_CHOICES, default=[1, 3, 5, 10], key="rli:eval:k")
+        budgets = st.multiselect("Context budgets (characters)", BUDGET_CHOICES, default=[500, 1000, 2000, 4000],
+                                 key="rli:eval:budgets")
+        scope = st.radio("Scope", ["corpus", "routed"], horizontal=True, key="rli:eval:scope",
+                         format_func={"corpus": "one index over all documents",
+                                      "routed": "one per document, question routed to its own"}.__getitem__)
+    if not policies or not retrievers or not ks or not budgets:
+        st.caption("Pick at least one policy, retriever, k and budget.")
+        return None
+    config = EvalConfig(ks=tuple(sorted(ks)), budgets=tuple(sorted(budgets)), scope=scope,
+                        options=RetrieverOptions(dense_model_path=dense_path or None))
+    return policies, retrievers, config
+
+
+def run(ws, items: list[GoldItem], policies: list, retrievers: list[str], config: EvalConfig,
+        whole_workspace: bool) -> None:
+    bar = st.progress(0.0, text="starting")
+    corpus = [r.doc_id for r in ws.documents()] if whole_workspace else None
+    try:
+        report = evaluate_workspace(ws, items, policies, retrievers, config, corpus_doc_ids=corpus,
+                                    progress=lambda f, message: bar.progress(min(max(f, 0.0), 1.0), text=message))
+    except InspectorError as err:
+        bar.empty()
+        st.error(str(err))
+        return
+    bar.empty()
+    st.session_state[REPORT_KEY] = report
+
+
+# ---- results ------------------------------------------------------------------------------------------
+def headline(report: EvaluationReport) -> None:
+    budgets = report.config.budgets
+    n = 1000 if 1000 in budgets else budgets[len(budgets) // 2]
+    st.subheader(f"Evidence found within {n:,} characters of context")
+    st.caption("The share of each question's evidence that lies wholly inside the first N characters of the "
+               "ranked chunks. hit@k alone rewards oversized chunks; this does not.")
+    rows = [r for r in report.rows() if r["level"] == "element"]
+    base = rows[0][f"budget_recall@{n}"] if rows else None
+    for column, row in zip(st.columns(min(len(rows), 4) or 1), rows):
+        value = row[f"budget_recall@{n}"]
+        delta = None if value is None or base is None or row is rows[0] else f"{(value - base) * 100:+.1f} pt"
+        column.metric(f"{row['policy']} · {row['retriever']}", "—" if value is None else f"{value:.1%}", delta)
+    chunks = ", ".join(f"{p}: {c} chunks" for p, c in report.chunk_counts.items())
+    st.caption(f"{len(set(r.question.id for r in report.results))} question(s) · scope {report.config.scope} · "
+               f"{chunks}" + (f" · {report.skipped_evidence} unanchored evidence not scored"
+                              if report.skipped_evidence else ""))
+
+
+def metric_table(report: EvaluationReport) -> None:
+    st.dataframe(pd.DataFrame(report.rows()), hide_index=True, width="stretch")
+
+
+def curves(report: EvaluationReport) -> None:
+    rows = [r for r in report.rows() if r["level"] == "element"]
+    label = {id(r): f"{r['policy']} · {r['retriever']}" for r in rows}
+    hit = pd.DataFrame({label[id(r)]: [r[f"hit@{k}"] for k in report.config.ks] for r in rows},
+                       index=pd.Index(report.config.ks, name="k"))
+    budget = pd.DataFrame({label[id(r)]: [r[f"budget_recall@{n}"] for n in report.config.budgets] for r in rows},
+                          index=pd.Index(report.config.budgets, name="budget (characters)"))
+    hit_col, budget_col = st.columns(2)
+    with hit_col:
+        st.markdown("**hit@k** (element level)")
+        st.line_chart(hit)
+    with budget_col:
+        st.markdown("**Evidence recall by context budget**")
+        st.line_chart(budget)
+
+
+def category_chart(report: EvaluationReport) -> None:
+    rows = report.category_rows()
+    if not rows:
+        return
+    budgets = report.config.budgets
+    n = st.selectbox("Budget for the category breakdown", budgets, index=budgets.index(1000) if 1000 in budgets else 0,
+                     key="rli:eval:cat_budget")
+    frame = pd.DataFrame(rows)
+    frame["run"] = frame["policy"] + " · " + frame["retriever"]
+    chart = frame.pivot_table(index="category", columns="run", values=f"budget_recall@{n}")
+    st.markdown(f"**Which evidence each policy loses** · evidence recall within {n:,} characters, by the "
+                "evidence element's category")
+    st.bar_chart(chart, stack=False)
+    with st.expander("Category table"):
+        st.dataframe(frame.drop(columns=["run"]), hide_index=True, width="stretch")
+
+
+# ---- per question ---------------------------------------------------------------------------------------
+def question_table(report: EvaluationReport) -> str | None:
+    k = max(report.config.ks)
+    n = 1000 if 1000 in report.config.budgets else report.config.budgets[0]
+    by_question: dict[str, dict] = {}
+    for r in report.results:
+        row = by_question.setdefault(r.question.id, {"id": r.question.id,
+                                                     "question": shorten(r.question.question, 60)})
+        element = r.levels.get("element")
+        rank = element.first_rank if element else None
+        row[f"{r.policy}·{r.retriever} rank"] = rank if rank is not None and rank <= k else None
+        row[f"{r.policy}·{r.retriever} found@{n}"] = r.budget.get(n)
+    frame = pd.DataFrame(list(by_question.values()))
+    st.caption(f"rank = first retrieved chunk citing an evidence element (empty: not in the top {k}); "
+               f"found@{n} = share of the evidence inside the first {n:,} characters")
+    ids = list(by_question)
+
+    def row_picked() -> None:
+        rows = st.session_state["rli:eval:questions"].selection.rows
+        if rows:
+            st.session_state[OPEN_KEY] = ids[rows[0]]
+
+    st.dataframe(frame, key="rli:eval:questions", on_select=row_picked, selection_mode="single-row",
+                 hide_index=True, width="stretch")
+    if st.session_state.get(OPEN_KEY) not in ids:
+        st.session_state[OPEN_KEY] = None
+    return st.selectbox("Open a question (or click its row)", [None, *ids], key=OPEN_KEY,
+                        format_func=lambda i: "—" if i is None else f"{i} · {by_question[i]['question']}")
+
+
+def drill_down(report: EvaluationReport, question_id: str) -> None:
+    runs = [r for r in report.results if r.question.id == question_id]
+    labels = {i: f"{r.policy} · {r.retriever}" for i, r in enumerate(runs)}
+    chosen = runs[st.selectbox("Run", list(labels), format_func=labels.__getitem__, key="rli:eval:run")]
+    q = chosen.question
+    st.markdown(f"**Q:** {md_escape(q.question)}")
+    ws = state.workspace()
+    if ws.find_document(q.doc_id) is None:
+        st.warning(f"Document {q.doc_id} is no longer in the workspace.")
+        return
+    doc = state.corrected_doc(q.doc_id)
+    evidence_col, retrieved_col = st.columns(2)
+    with evidence_col:
+        evidence_view(chosen, doc)
+    with retrieved_col:
+        retrieved_view(chosen, ws, max(report.config.ks))
+
+
+def evidence_boxes(result: QuestionResult, doc, page: int) -> list[Box]:
+    index = doc.element_index()
+    boxes = []
+    for i, outcome in enumerate(result.evidence):
+        element = index.get(outcome.unit.record_id or "")
+        if element is not None and element.page == page:
+            boxes.append(Box(element.bbox, EVIDENCE_COLOUR, f"E{i + 1}", fill_alpha=80, width=4))
+    return boxes
+
+
+def evidence_view(result: QuestionResult, doc) -> None:
+    st.markdown("**Evidence**")
+    budgets = list(result.evidence[0].budget_found) if result.evidence else []
+    for i, o in enumerate(result.evidence):
+        found = ", ".join(f"{n:,}: {'✓' if o.budget_found[n] else '✗'}" for n in budgets)
+        rank = o.element_rank if o.element_rank is not None else "—"
+        st.caption(f"E{i + 1} · p{o.unit.page} · {o.unit.category} · first cited at rank {rank} · within {found}")
+        st.text(shorten(o.unit.text or "(no text of its own)", 120))
+    pages = sorted({o.unit.page for o in result.evidence if o.unit.page})
+    if pages:
+        page = pages[0] if len(pages) == 1 else st.selectbox("Evidence page", pages, key="rli:eval:evidence_page")
+        page_view(doc, page, zoom=0.75, key="eval-evidence", elements=[],
+                  boxes=evidence_boxes(result, doc, page), clickable=False)
+
+
+def retrieved_view(result: QuestionResult, ws, k: int) -> None:
+    st.markdown("**Retrieved**")
+    if not result.retrieved:
+        st.caption("Nothing was retrieved for this question.")
+        return
+    wanted = {o.unit.record_id for o in result.evidence if o.unit.record_id}
+    top = result.retrieved[:k]
+    labels = {r.rank: (f"#{r.rank} · {'hit' if wanted & {s.record_id for s in r.chunk.refs} else 'miss'} · "
+                       f"{r.chunk.source} p{r.chunk.start_page}–{r.chunk.end_page} · {len(r.chunk.text)} chars")
+              for r in top}
+    rank = st.selectbox("Chunk", list(labels), format_func=labels.__getitem__, key="rli:eval:rank")
+    chunk = next(r.chunk for r in top if r.rank == rank)
+    if ws.find_document(chunk.doc_id) is None:
+        st.warning("That chunk's document is no longer in the workspace.")
+        return
+    doc = state.corrected_doc(chunk.doc_id)
+    page = chunk.start_page if chunk.start_page == chunk.end_page else st.selectbox(
+        "Chunk page", list(range(chunk.start_page, chunk.end_page + 1)), key="rli:eval:chunk_page")
+    boxes = [Box(ref.bbox, HIT_COLOUR if ref.record_id in wanted else MISS_COLOUR, "",
+                 fill_alpha=60 if ref.record_id in wanted else 30)
+             for ref in chunk.refs if ref.page == page]
+    boxes += evidence_boxes(result, doc, page) if chunk.doc_id == result.question.doc_id else []
+    page_view(doc, page, zoom=0.75, key="eval-retrieved", elements=[], boxes=boxes, clickable=False)
+    with st.expander("Chunk text", expanded=False):
+        st.text(chunk.text)
+
+
+# ---- the page ------------------------------------------------------------------------------------------------
+st.title("Evaluate")
+ws = state.workspace()
+try:
+    items = gold_questions(ws)
+    chosen = settings() if items else None
+except InspectorError as err:
+    st.error(str(err))
+    items, chosen = None, None
+if items and chosen:
+    whole = st.checkbox("Put every document of the workspace in the corpus (their chunks compete for the budget)",
+                        key="rli:eval:whole")
+    if st.button("Run evaluation", type="primary", key="rli:eval:run_button"):
+        run(ws, items, *chosen, whole_workspace=whole)
+
+report = st.session_state.get(REPORT_KEY)
+if report is not None:
+    st.divider()
+    headline(report)
+    metric_table(report)
+    curves(report)
+    category_chart(report)
+    st.subheader("Per question")
+    selected = question_table(report)
+    if selected is not None:
+        drill_down(report, selected)
+    else:
+        st.caption("Select a question to see its evidence and what was retrieved, on the page.")
