@@ -29,7 +29,8 @@ from core.model import Chunk, Document, Element, SourceRef, freeze_attrs
 from core.naive import naive_chunks
 from core.policy import Action, Policy, load_policy
 
-__all__ = ["build_chunks", "naive_chunks", "chunks_for", "document_evidence", "clear_cache"]
+__all__ = ["build_chunks", "naive_chunks", "chunks_for", "evidence_for", "document_evidence", "layout_chunks",
+           "form_part", "clear_cache", "cache_stats"]
 
 
 # ---- per-page evidence cache --------------------------------------------------------------------
@@ -392,24 +393,34 @@ def _form_fields(forms, doc: Document, policy: Policy) -> tuple[Any, ...]:
 
 # ---- public entry points ------------------------------------------------------------------------
 def build_chunks(doc: Document, policy: Policy | str, *, fields: Sequence[Any] | None = None) -> tuple[Chunk, ...]:
-    """The chunks of a (corrected) Document under a policy. Pure and deterministic."""
+    """The chunks of a (corrected) Document under a policy. Pure and deterministic.
+
+    `fields`: the document's form fields (core.forms.FormField), when the caller has them already;
+    by default core.forms extracts them. Form elements are chunked by core.forms (one chunk per form
+    section, redaction applied), never by the text path."""
     policy = load_policy(policy)
     if policy.mode == "naive":
         return naive_chunks(doc, size=policy.naive_chunk_size, overlap=policy.naive_overlap, policy_name=policy.name)
+    form_chunks, skip = form_part(doc, policy, fields)
+    chunks = layout_chunks(doc, policy, skip)
+    return tuple(_interleave(doc, chunks, form_chunks) if form_chunks else chunks)
+
+
+def form_part(doc: Document, policy: Policy, fields: Sequence[Any] | None = None) -> tuple[list[Chunk], set[str]]:
+    """core.forms' chunks and the element ids they speak for (kept out of the text path)."""
     forms = _forms_module()
-    form_chunks: list[Chunk] = []
-    skip: set[str] = set()
-    if forms is not None and policy.action(Category.FORM_FIELD) is not Action.EXCLUDE:
-        if fields is None:
-            fields = _form_fields(forms, doc, policy)
-        form_chunks = list(forms.form_chunks(doc, fields, policy))
-        skip = _form_element_ids(doc, fields)
+    if forms is None or policy.action(Category.FORM_FIELD) is Action.EXCLUDE:
+        return [], set()
+    if fields is None:
+        fields = _form_fields(forms, doc, policy)
+    return list(forms.form_chunks(doc, fields, policy)), _form_element_ids(doc, fields)
+
+
+def layout_chunks(doc: Document, policy: Policy, skip: Iterable[str] = ()) -> list[Chunk]:
+    """Evidence (cached per page) then section/size assembly: every chunk except the form ones."""
     evidence = document_evidence(doc, policy, skip)
     drafts = _Assembler(doc, policy).run(evidence)
-    chunks = _finish(doc, policy, drafts, evidence)
-    if form_chunks:
-        chunks = _interleave(doc, chunks, form_chunks)
-    return tuple(chunks)
+    return _finish(doc, policy, drafts, evidence)
 
 
 def _interleave(doc: Document, chunks: list[Chunk], form_chunks: list[Chunk]) -> list[Chunk]:
@@ -442,8 +453,4 @@ def evidence_for(ws, doc_id: str, policy: Policy | str = "default") -> tuple[Pag
 
     policy = load_policy(policy)
     doc = corrected_document(ws, doc_id)
-    skip: set[str] = set()
-    forms = _forms_module()
-    if forms is not None and policy.action(Category.FORM_FIELD) is not Action.EXCLUDE:
-        skip = _form_element_ids(doc, _form_fields(forms, doc, policy))
-    return document_evidence(doc, policy, skip)
+    return document_evidence(doc, policy, form_part(doc, policy)[1])
