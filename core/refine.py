@@ -17,6 +17,7 @@ from typing import Callable, Iterable, Sequence
 from core.categories import Category
 from core.geometry import area, contains, coverage, union
 from core.model import BBox, Document, Element, Page, element_id, freeze_attrs, renumber
+from core.spread import spreads
 from core.text import (AMBIGUOUS_GLYPHS, ARTICLE_HEADING, SELECTION_GLYPHS, digits_masked, is_hiragana,
                        join_lines, nfkc, squash)
 
@@ -35,7 +36,8 @@ def _map_pages(doc: Document, fn: Callable[[Page], Sequence[Element]]) -> Docume
     changed = False
     for page in doc.pages:
         new = tuple(fn(page))
-        if new != page.elements:
+        # identity, not equality: comparing every element's attrs would cost more than the rule
+        if len(new) != len(page.elements) or any(a is not b for a, b in zip(new, page.elements)):
             changed = True
             page = replace(page, elements=renumber(new))
         pages.append(page)
@@ -48,7 +50,7 @@ def _map_elements(doc: Document, rule: str, fn: Callable[[Element, Page], Elemen
         out = []
         for e in page.elements:
             new = fn(e, page)
-            out.append(e if new is None or new == e else new.touched_by(rule))
+            out.append(e if new is None or new is e else new.touched_by(rule))
         return out
     return _map_pages(doc, on_page)
 
@@ -457,6 +459,11 @@ def _split_edge_caption(doc_id: str, e: Element) -> list[Element]:
 # ---------------------------------------------------------------------------------------------
 LEADER_LINE = re.compile(r"(?:\.{3,}|…+|‥+|・{3,}|·{3,}|_{3,}|-{4,}|─{3,}|—{3,}|\s{3,})\s*(?:p\.?\s*)?\d{1,4}\s*$")
 ENDS_WITH_PAGE = re.compile(r"\D\s*\d{1,4}\s*$")
+def _ends_in_digit(text: str) -> bool:
+    tail = text.rstrip()[-1:]
+    return tail.isdigit()
+
+
 INDEX_HEADING = re.compile(r"^(?:目次|Contents|TableofContents|CONTENTS|もくじ)$", re.I)
 
 
@@ -467,20 +474,24 @@ def document_index(doc: Document) -> Document:
             lines = [" ... ".join(c for c in r if c) for r in rows] or [e.text]
         else:
             lines = [t for _, t in _lines(e)]
-        lines = [nfkc(t).replace("|", " ").rstrip() for t in lines if t.strip()]
+        lines = [t.rstrip() for t in lines if t.strip()]
         if not lines:
             return 0.0
-        return sum(1 for t in lines if LEADER_LINE.search(t)) / len(lines)
+        # only lines ending in a digit can end in a page number: skip the regex for the rest
+        hits = sum(1 for t in lines if _ends_in_digit(t) and LEADER_LINE.search(nfkc(t).replace("|", " ")))
+        return hits / len(lines)
 
     def on_page(page: Page) -> list[Element]:
         out = []
         after_heading = False
         for e in page.elements:
-            if e.category in (C.SECTION_HEADER, C.TITLE, C.TEXT) and INDEX_HEADING.match(squash(e.text)):
+            if (e.category in (C.SECTION_HEADER, C.TITLE, C.TEXT) and len(e.text) <= 24
+                    and INDEX_HEADING.match(squash(e.text))):
                 after_heading = True
                 out.append(e)
                 continue
-            if e.category in (C.TEXT, C.LIST_ITEM, C.SECTION_HEADER, C.TABLE, C.TITLE):
+            if e.category in (C.TEXT, C.LIST_ITEM, C.SECTION_HEADER, C.TABLE, C.TITLE) and (
+                    after_heading or _ends_in_digit(e.text) or e.category is C.TABLE or e.attr("lines")):
                 share = leader_share(e)
                 listed = after_heading and e.category is not C.TABLE and all(
                     ENDS_WITH_PAGE.search(nfkc(t).rstrip()) for _, t in _lines(e) if t.strip())
@@ -650,6 +661,7 @@ RULES: tuple[tuple[str, Rule], ...] = (
     ("document_title", document_title),
     ("formula", formula),
     ("decorative", decorative),
+    ("spread", spreads),  # last: reading order half by half on landscape spreads, once categories are settled
 )
 RULE_NAMES = tuple(name for name, _ in RULES)
 
