@@ -1,0 +1,109 @@
+"""Browser tests: the real app (`streamlit run app.py`) driven by Debian's Chromium through Playwright.
+
+Fixtures:
+- `app_server`: starts the app on a free localhost port with an empty temporary workspace
+  (`RLI_WORKSPACE`), so the first visit ingests the bundled samples, waits for Streamlit's health
+  endpoint and yields an `AppServer` (url, workspace). One server per test module.
+- `browser_page`: a fresh Chromium page (1600×1100) per test.
+
+Chromium is required in CI: with `CI` set, a missing /usr/bin/chromium fails the test instead of
+skipping it (.ci/run installs it). Elsewhere the tests skip with the reason.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+STARTUP_TIMEOUT = 90  # seconds: python imports plus the server's own start
+
+
+@dataclass(frozen=True)
+class AppServer:
+    url: str
+    workspace: Path
+
+
+def require_chromium() -> None:
+    if CHROMIUM.exists():
+        return
+    message = f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)"
+    if os.environ.get("CI"):
+        pytest.fail(message + " (CI must run the browser tests)")
+    pytest.skip(message)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_health(url: str, process: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"streamlit did not become healthy in {STARTUP_TIMEOUT}s:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture(scope="module")
+def app_server(tmp_path_factory):
+    require_chromium()
+    workspace = tmp_path_factory.mktemp("browser_ws") / "ws"
+    log = workspace.parent / "streamlit.log"
+    port = free_port()
+    env = {**os.environ, "RLI_WORKSPACE": str(workspace), "RLI_SAMPLE_ENGINE": "fast"}
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+               "--server.address", "127.0.0.1", "--server.port", str(port),
+               "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    with log.open("w") as out:
+        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_health(url, process, log)
+        yield AppServer(url, workspace)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def browser_page(chromium):
+    context = chromium.new_context(viewport={"width": 1600, "height": 1100})
+    page = context.new_page()
+    yield page
+    context.close()

@@ -1,0 +1,87 @@
+"""In Chromium: a first visit shows a sample document on Inspect, overlaid in category colours, and a
+click on an element selects it."""
+from __future__ import annotations
+
+import io
+import re
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from core.categories import Category
+from core.corrections import corrected_document
+from core.store import Workspace
+
+pytestmark = pytest.mark.browser
+
+FIRST_VISIT_TIMEOUT_MS = 120_000  # the app ingests the samples before the first page shows
+CANVAS = "canvas.dc-background-canvas"  # streamlit-drawable-canvas draws the page image here
+
+
+def hex_rgb(colour: str) -> tuple[int, int, int]:
+    return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def pixels_near(image: Image.Image, colour: str, tolerance: int = 12) -> int:
+    pixels = np.asarray(image.convert("RGB"), dtype=np.int16)
+    return int((np.abs(pixels - np.array(hex_rgb(colour), dtype=np.int16)) <= tolerance).all(axis=2).sum())
+
+
+def first_sample(app_server):
+    ws = Workspace(app_server.workspace)
+    try:
+        record = ws.documents()[0]
+        return corrected_document(ws, record.doc_id)
+    finally:
+        ws.close()
+
+
+def open_inspect(page, app_server):
+    page.goto(app_server.url)
+    canvas = page.locator(CANVAS).first
+    canvas.wait_for(state="visible", timeout=FIRST_VISIT_TIMEOUT_MS)
+    page.wait_for_function(  # the background image is drawn once it has loaded
+        "() => { const c = [...document.querySelectorAll('*')].map(e => e.shadowRoot)"
+        ".filter(Boolean).map(r => r.querySelector('canvas.dc-background-canvas')).find(Boolean);"
+        " if (!c) return false; const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+        " for (let i = 0; i < d.length; i += 4 * 97) { if (d[i] < 200) return true; } return false; }",
+        timeout=30_000,
+    )
+    return canvas
+
+
+def test_first_visit_shows_the_sample_document_on_inspect_with_category_overlays(app_server, browser_page):
+    canvas = open_inspect(browser_page, app_server)
+    doc = first_sample(app_server)
+    assert browser_page.get_by_text(f"page 1 of {doc.page_count}", exact=False).first.is_visible()
+
+    box = canvas.bounding_box()
+    page_one = doc.page(1)
+    assert box["width"] > 400 and box["height"] > 400
+    assert box["height"] / box["width"] == pytest.approx(page_one.height / page_one.width, rel=0.02)
+
+    shot = Image.open(io.BytesIO(canvas.screenshot())).convert("RGB")
+    drawn = {e.category for e in page_one.elements}
+    coloured = {c for c in drawn if pixels_near(shot, c.colour) >= 40}
+    assert len(coloured) >= min(2, len(drawn)), f"categories on page 1: {sorted(drawn)}, seen: {sorted(coloured)}"
+
+
+def test_clicking_an_element_on_the_page_selects_it_and_shows_its_text(app_server, browser_page):
+    canvas = open_inspect(browser_page, app_server)
+    doc = first_sample(app_server)
+    page_one = doc.page(1)
+    # A text-bearing element not covered by a smaller one, so the click can only mean it.
+    target = max((e for e in page_one.elements if e.text.strip() and e.category != Category.DECORATIVE),
+                 key=lambda e: (e.bbox[2] - e.bbox[0]) * (e.bbox[3] - e.bbox[1]))
+    box = canvas.bounding_box()
+    scale = box["width"] / page_one.width
+    x = (target.bbox[0] + target.bbox[2]) / 2
+    y = target.bbox[1] + min(8.0, (target.bbox[3] - target.bbox[1]) / 2)
+    browser_page.mouse.click(box["x"] + x * scale, box["y"] + y * scale)
+
+    first_line = target.text.strip().splitlines()[0][:20]
+    code = browser_page.locator("[data-testid='stCode']").filter(has_text=first_line).first
+    code.wait_for(timeout=20_000)  # the details panel shows the selected element's text
+    heading = browser_page.locator("[data-testid='stMarkdownContainer']").filter(has_text=re.compile(r"· reading order \d+")).first
+    assert f"{target.category.label_ja} · {target.category.value}" in heading.inner_text()
