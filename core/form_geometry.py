@@ -248,8 +248,9 @@ def section_paths(doc: Document) -> dict[str, tuple[str, ...]]:
     stack: list[tuple[int, str]] = []
     out: dict[str, tuple[str, ...]] = {}
     previous = 1
+    under_widgets = {e.id for p in doc.pages for e in widget_shadows(p)}
     for e in doc.elements():
-        if e.category in (C.TITLE, C.SECTION_HEADER) and e.text.strip():
+        if e.category in (C.TITLE, C.SECTION_HEADER) and e.text.strip() and e.id not in under_widgets:
             level = heading_level(e)
             level = previous if level is None else level
             previous = level
@@ -258,6 +259,18 @@ def section_paths(doc: Document) -> dict[str, tuple[str, ...]]:
             stack.append((level, " ".join(e.text.split())))
         out[e.id] = tuple(t for _, t in stack)
     return out
+
+
+def widget_shadows(page: Page) -> list[Element]:
+    """Text elements printed inside a widget's rectangle: its value (or check glyph) drawn into the
+    page as well. They belong to the widget's field, never to headings or flow text."""
+    widgets = [e.bbox for e in page.elements if e.source == "widget"]
+    if not widgets:
+        return []
+    from core.geometry import coverage
+
+    return [e for e in page.elements if e.source != "widget" and e.text.strip()
+            and any(coverage(e.bbox, w) >= 0.6 for w in widgets)]
 
 
 # ---- rulings and cells --------------------------------------------------------------------------
@@ -670,7 +683,7 @@ def _value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Uni
             others = [u for u in _inside(texts, (cell[0], cell[1], cell[2], kb[3]), exclude) if u.bbox[0] > kb[2]]
             below = _inside(texts, area, exclude)
             # a second label beside this one, or this label running on below, is not a filled value
-            if not others and not _continues_label(key, below):
+            if not others and not _continues_label(key, below) and not _data_row(texts, cell, kb, exclude):
                 return _value_unit(below, area, doc_id, page), 0.75
         if room_below < max(8.0, 0.8 * h):
             right = cell_at(r, cell[2] + 1.5, cy)
@@ -685,7 +698,7 @@ def _value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Uni
         area = (row[0] + 1, kb[3], row[2] - 1, row[3] - 1)
         beside = [u for u in _inside(texts, (row[0], row[1], row[2], kb[3]), exclude) if u.bbox[0] > kb[2]]
         below = _inside(texts, area, exclude)
-        if not beside and not _continues_label(key, below):
+        if not beside and not _continues_label(key, below) and not _data_row(texts, row, kb, exclude):
             return _value_unit(below, area, doc_id, page), 0.6
     # a box to the right on the same row
     fillers = fillers_of(texts)
@@ -751,6 +764,22 @@ def _valueish(u: Unit) -> bool:
     """Words or digits: a bullet beside a label is not its value, nor an instruction ("▶ Go to …")."""
     text = u.text.strip()
     return bool(_WORDY.search(text) or re.search(r"\d", text)) and not text.startswith(("▶", "►", "→", "•"))
+
+
+def _data_row(texts: Sequence[Unit], cell: BBox, kb: BBox, exclude: set[str]) -> bool:
+    """A ruled band where a neighbouring column holds several lines below the label's line (an
+    address table: "Georgia | Palmetto GBA / P.O. Box … / Columbia, SC") is a row of a printed
+    table; a form row's neighbours hold a label and at most one filled-in line each."""
+    columns: dict[int, int] = {}
+    for u in texts:
+        if u.id in exclude or not (u.bbox[1] >= cell[1] - 1 and u.bbox[3] <= cell[3] + 1):
+            continue
+        if cell[0] - 1 <= (u.bbox[0] + u.bbox[2]) / 2 <= cell[2] + 1 or (u.bbox[1] + u.bbox[3]) / 2 <= kb[3]:
+            continue
+        col = round(u.bbox[0] / 6)
+        lines = max(len(u.rows), 2 if u.height > 1.8 * (kb[3] - kb[1]) else 1)
+        columns[col] = columns.get(col, 0) + lines
+    return any(n >= 2 for n in columns.values())
 
 
 def _labels_own_cell(u: Unit, box: BBox) -> bool:

@@ -31,6 +31,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from core import form_geometry as fg
 from core.categories import Category
 from core.form_geometry import Unit
+from core.geometry import coverage
 from core.model import BBox, Chunk, Document, Element, Page, SELECTION_STATES, SourceRef
 from core.redaction import DEFAULT_RULES, REDACTED, RedactionRules, redact_value, rules_from_policy
 from core.text import normalise
@@ -270,6 +271,7 @@ def widget_fields(doc: Document, page: Page, units: Sequence[Unit]) -> list[Form
     if not widgets:
         return []
     labels = fg.label_candidates(units, exclude=[w.bbox for w in widgets])
+    shadows = fg.widget_shadows(page)
     fillers = fg.fillers_of(units)
     marks = [w.bbox for w in widgets if _widget_kind(w) in ("checkbox", "radio")]
     used: set[str] = set()
@@ -309,6 +311,9 @@ def widget_fields(doc: Document, page: Page, units: Sequence[Unit]) -> list[Form
                 source_element_ids=_ids(label, w), source="widget",
                 key_ref=label.id if label else None, value_ref=w.id, field_name=name,
             )
+        inside = tuple(e.id for e in shadows if coverage(e.bbox, w.bbox) >= 0.6)
+        if inside:  # the value also printed into the page: the field speaks for it (and redacts it)
+            f = replace(f, source_element_ids=f.source_element_ids + inside)
         out.append(f)
     for name, options in radios.items():
         if len(options) < 2:
@@ -334,7 +339,7 @@ def radio_group_field(doc: Document, page: Page, name: str, options: Sequence[tu
     value_bbox = fg.union_box([b for b in (chosen[0].value_bbox, chosen[0].key_bbox) if b]) if chosen else area
     return FormField(
         id=field_id(doc.doc_id, f"radio|{name}"), page=page.number, key=key, value=value,
-        selection_state="selected" if chosen else "unselected", value_type="radio",
+        selection_state="unknown", value_type="radio",
         key_bbox=heading.bbox if heading else None, value_bbox=value_bbox, confidence=1.0,
         source_element_ids=tuple(dict.fromkeys(
             ([heading.element_id] if heading and heading.element_id else [])
@@ -462,7 +467,7 @@ def _geometry_radio(doc: Document, page: Page, pair: "fg.Pair") -> FormField:
     key = pair.key
     return FormField(
         id=field_id(doc.doc_id, f"radio|{key.id}"), page=page.number, key=clean_label(key.text), value=value,
-        selection_state="selected" if chosen else "unselected", value_type="radio",
+        selection_state="unknown", value_type="radio",
         key_bbox=key.bbox, value_bbox=fg.union_box(boxes) if boxes else area, confidence=pair.confidence,
         source_element_ids=_ids(key, *[m for m, _ in options]), source="geometry",
         key_ref=key.id, value_ref=None,
@@ -711,11 +716,53 @@ def form_chunks(doc: Document, fields: Sequence[FormField] | None = None, policy
     max_chars = int(getattr(policy, "max_chars", 800) or 800)
     policy_name = str(getattr(policy, "name", "default") if policy is not None else "default")
     index = doc.element_index()
+    leftovers = _leftover_text(fields, index)
+    placed: set[str] = set()
     chunks: list[Chunk] = []
     for section, group in _by_section(fields):
         for part in _split_by_size(group, section, phrasings, max_chars):
-            chunks.append(_form_chunk(doc, section, part, phrasings, policy_name, index))
+            extra = []
+            for f in part:
+                for eid in f.source_element_ids:
+                    if eid in leftovers and eid not in placed:
+                        placed.add(eid)
+                        extra.append(leftovers[eid])
+            chunks.append(_form_chunk(doc, section, part, phrasings, policy_name, index, extra))
     return tuple(chunks)
+
+
+def _ref_parts(ref: str) -> tuple[str, str | None]:
+    """A unit id → (element id, line index or None for the whole element)."""
+    head, _, line = ref.partition(":")
+    return head.split("~")[0], (line.split("~")[0] if line else None)
+
+
+def _leftover_text(fields: Sequence[FormField], index: Mapping[str, Element]) -> dict[str, str]:
+    """Lines of elements the form chunks take over that no field used as key or value (a label's
+    neighbour on the same text block). The chunker drops those elements from flow text, so their
+    other lines travel in the form chunk instead of being lost."""
+    whole: set[str] = set()
+    lines: dict[str, set[int]] = {}
+    for f in fields:
+        for ref in (f.key_ref, f.value_ref):
+            for part in (ref or "").split("+"):
+                if not part:
+                    continue
+                eid, line = _ref_parts(part)
+                if line is None or not line.isdigit():
+                    whole.add(eid)
+                else:
+                    lines.setdefault(eid, set()).add(int(line))
+    out: dict[str, str] = {}
+    for eid, used in lines.items():
+        element = index.get(eid)
+        if element is None or eid in whole:
+            continue
+        rest = [ln for i, ln in enumerate(fg._stored_lines(element)) if i not in used]
+        text = " ".join(_tidy(t) for _, t, _ in rest if _tidy(t))
+        if text:
+            out[eid] = text
+    return out
 
 
 def _by_section(fields: Sequence[FormField]) -> list[tuple[tuple[str, ...], list[FormField]]]:
@@ -745,7 +792,7 @@ def _split_by_size(fields: list[FormField], section: tuple[str, ...], phrasings:
 
 
 def _form_chunk(doc: Document, section: tuple[str, ...], fields: Sequence[FormField], phrasings: bool,
-                policy_name: str, index: Mapping[str, Element]) -> Chunk:
+                policy_name: str, index: Mapping[str, Element], leftovers: Sequence[str] = ()) -> Chunk:
     refs: list[SourceRef] = []
     seen: set[str] = set()
     for f in fields:
@@ -760,7 +807,8 @@ def _form_chunk(doc: Document, section: tuple[str, ...], fields: Sequence[FormFi
     categories = tuple(dict.fromkeys([r.category for r in refs] or [Category.FORM_FIELD]))
     digest = hashlib.sha1("|".join(f.id for f in fields).encode()).hexdigest()[:10]
     return Chunk(
-        id=f"{doc.doc_id[:8]}-form-{digest}", text=_chunk_text(section, fields, phrasings),
+        id=f"{doc.doc_id[:8]}-form-{digest}",
+        text=_chunk_text(section, fields, phrasings) + "".join(f"\n\n{t}" for t in leftovers),
         doc_id=doc.doc_id, source=doc.source, start_page=min(f.page for f in fields),
         end_page=max(f.page for f in fields), section_path=section, source_categories=categories,
         atomic=True, refs=tuple(refs), policy=policy_name,
