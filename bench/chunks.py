@@ -76,10 +76,10 @@ def main() -> int:
         changed = len({c.id for c in after} ^ {c.id for c in cold})
 
         corrected = corrections.corrected_document(ws, doc_id)
-        (_, skip), forms_s = timed(lambda: chunking.form_part(corrected, DEFAULT))
-        _, layout_warm_s = timed(lambda: chunking.layout_chunks(corrected, DEFAULT, skip))  # pages cached
+        split, forms_s = timed(lambda: chunking.form_split(corrected, DEFAULT))
+        _, layout_warm_s = timed(lambda: chunking.layout_chunks(split.masked, DEFAULT, split.skip))  # pages cached
         chunking.clear_cache()
-        _, layout_cold_s = timed(lambda: chunking.layout_chunks(corrected, DEFAULT, skip))  # no page cached
+        _, layout_cold_s = timed(lambda: chunking.layout_chunks(split.masked, DEFAULT, split.skip))  # none cached
         _, naive_s = timed(lambda: chunking.build_chunks(corrected, "naive"))
 
         print(f"chunks: {len(cold)} (default policy), page evidence built cold: {built_cold}")

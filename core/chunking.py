@@ -13,9 +13,10 @@ linear pass over ready blocks. Every chunk records start/end page, its section p
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -30,7 +31,7 @@ from core.naive import naive_chunks
 from core.policy import Action, Policy, load_policy
 
 __all__ = ["build_chunks", "naive_chunks", "chunks_for", "evidence_for", "document_evidence", "layout_chunks",
-           "form_part", "clear_cache", "cache_stats"]
+           "form_split", "form_pages", "mask_redacted", "clear_cache", "cache_stats"]
 
 
 # ---- per-page evidence cache --------------------------------------------------------------------
@@ -372,11 +373,9 @@ def _forms_module():
     return forms if hasattr(forms, "form_chunks") and hasattr(forms, "extract_fields") else None
 
 
-def _form_element_ids(doc: Document, fields: Sequence[Any]) -> set[str]:
-    """Elements the form chunks speak for: every form field / selection mark, plus each field's
-    key and value elements (a flattened form's value is a plain text element: it must not reach
-    a text chunk, where its redaction would not apply)."""
-    ids = {e.id for e in doc.elements() if e.category in (Category.FORM_FIELD, Category.SELECTION_MARK)}
+def _form_element_ids(fields: Sequence[Any]) -> set[str]:
+    """The elements a set of fields speaks for: each field's key and value elements."""
+    ids: set[str] = set()
     for f in fields:
         ids.update(getattr(f, "source_element_ids", None) or ())
         for ref in (getattr(f, "key_ref", None), getattr(f, "value_ref", None)):
@@ -391,29 +390,93 @@ def _form_fields(forms, doc: Document, policy: Policy) -> tuple[Any, ...]:
     return tuple(forms.extract_fields(doc, rules=rules_from_policy(policy)))
 
 
+def form_pages(doc: Document) -> frozenset[int]:
+    """Pages that are forms: they hold a form field or check box (a widget or a glyph/box read as
+    one). core.forms chunks those pages' fields; elsewhere its key/value pairs are only a guess
+    over ordinary text (a captioned data table, a flow chart) and the text path keeps them."""
+    return frozenset(e.page for e in doc.elements()
+                     if e.category in (Category.FORM_FIELD, Category.SELECTION_MARK) or e.source == "widget")
+
+
+@dataclass(frozen=True)
+class FormSplit:
+    chunks: tuple[Chunk, ...]  # core.forms' chunks of the form pages
+    skip: frozenset[str]  # elements those chunks speak for: kept out of the text path
+    masked: Document  # the document with every redacted value replaced, for the text path
+
+
+def form_split(doc: Document, policy: Policy, fields: Sequence[Any] | None = None) -> FormSplit:
+    """Who chunks what: core.forms the fields of form pages, the text path everything else, with
+    every redacted value masked wherever it appears on its page (no redacted value reaches text)."""
+    forms = _forms_module()
+    if forms is None:
+        return FormSplit((), frozenset(), doc)
+    if fields is None:
+        fields = _form_fields(forms, doc, policy)
+    masked = mask_redacted(doc, fields)
+    if policy.action(Category.FORM_FIELD) is Action.EXCLUDE:
+        return FormSplit((), frozenset(), masked)
+    pages = form_pages(doc)
+    on_form_pages = [f for f in fields if f.page in pages]
+    chunks = tuple(c for c in forms.form_chunks(doc, on_form_pages, policy) if c.start_page in pages)
+    skip = {e.id for e in doc.elements() if e.page in pages
+            and e.category in (Category.FORM_FIELD, Category.SELECTION_MARK)}
+    return FormSplit(chunks, frozenset(skip | _form_element_ids(on_form_pages)), masked)
+
+
+def mask_redacted(doc: Document, fields: Sequence[Any]) -> Document:
+    """Replace each redacted field's value, on its page, in every element's text and table cells."""
+    from core.redaction import REDACTED
+
+    patterns: dict[int, list[re.Pattern[str]]] = {}
+    for f in fields:
+        value = str(getattr(f, "value", "") or "").strip()
+        if getattr(f, "redacted", False) and value:
+            # the value as the page may spell it: any run of spaces (half or full width) between characters
+            body = r"\s*".join(re.escape(ch) for ch in value if not ch.isspace())
+            patterns.setdefault(f.page, []).append(re.compile(body))
+    if not patterns:
+        return doc
+
+    def mask(text: Any, number: int) -> Any:
+        if not isinstance(text, str):
+            return text
+        for pattern in patterns[number]:
+            text = pattern.sub(REDACTED, text)
+        return text
+
+    pages = []
+    for page in doc.pages:
+        if page.number not in patterns:
+            pages.append(page)
+            continue
+        elements = []
+        for e in page.elements:
+            n = page.number
+            new = replace(e, text=mask(e.text, n))
+            rows = e.attr("rows")
+            if rows:
+                new = new.with_attrs(rows=[[mask(c, n) for c in row] if isinstance(row, (list, tuple)) else mask(row, n)
+                                           for row in rows])
+            elements.append(new if new != e else e)
+        pages.append(replace(page, elements=tuple(elements)))
+    return doc.with_pages(pages)
+
+
 # ---- public entry points ------------------------------------------------------------------------
 def build_chunks(doc: Document, policy: Policy | str, *, fields: Sequence[Any] | None = None) -> tuple[Chunk, ...]:
     """The chunks of a (corrected) Document under a policy. Pure and deterministic.
 
     `fields`: the document's form fields (core.forms.FormField), when the caller has them already;
-    by default core.forms extracts them. Form elements are chunked by core.forms (one chunk per form
-    section, redaction applied), never by the text path."""
+    by default core.forms extracts them. On form pages, form elements are chunked by core.forms
+    (one chunk per form section); redacted values are masked everywhere, naive chunks included."""
     policy = load_policy(policy)
+    split = form_split(doc, policy, fields)
     if policy.mode == "naive":
-        return naive_chunks(doc, size=policy.naive_chunk_size, overlap=policy.naive_overlap, policy_name=policy.name)
-    form_chunks, skip = form_part(doc, policy, fields)
-    chunks = layout_chunks(doc, policy, skip)
-    return tuple(_interleave(doc, chunks, form_chunks) if form_chunks else chunks)
-
-
-def form_part(doc: Document, policy: Policy, fields: Sequence[Any] | None = None) -> tuple[list[Chunk], set[str]]:
-    """core.forms' chunks and the element ids they speak for (kept out of the text path)."""
-    forms = _forms_module()
-    if forms is None or policy.action(Category.FORM_FIELD) is Action.EXCLUDE:
-        return [], set()
-    if fields is None:
-        fields = _form_fields(forms, doc, policy)
-    return list(forms.form_chunks(doc, fields, policy)), _form_element_ids(doc, fields)
+        return naive_chunks(split.masked, size=policy.naive_chunk_size, overlap=policy.naive_overlap,
+                            policy_name=policy.name)
+    chunks = layout_chunks(split.masked, policy, split.skip)
+    return tuple(_interleave(doc, chunks, list(split.chunks)) if split.chunks else chunks)
 
 
 def layout_chunks(doc: Document, policy: Policy, skip: Iterable[str] = ()) -> list[Chunk]:
@@ -453,4 +516,5 @@ def evidence_for(ws, doc_id: str, policy: Policy | str = "default") -> tuple[Pag
 
     policy = load_policy(policy)
     doc = corrected_document(ws, doc_id)
-    return document_evidence(doc, policy, form_part(doc, policy)[1])
+    split = form_split(doc, policy)
+    return document_evidence(split.masked, policy, split.skip)

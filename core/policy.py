@@ -200,10 +200,19 @@ def load_policy(name_or_path: str | Path | Policy) -> Policy:
     if not path.is_file():
         raise PolicyError(f"policy {key!r} is neither a built-in ({', '.join(BUILTIN)}) nor a TOML file")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        raise PolicyError(f"policy file {path.name}: not valid TOML ({err})") from None
-    return policy_from_mapping(data, default_name=path.stem)
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise PolicyError(f"policy file {path.name}: not UTF-8 text ({err})") from None
+    return policy_from_toml(text, default_name=path.stem, where=path.name)
+
+
+def policy_from_toml(text: str, default_name: str = "uploaded", where: str = "") -> Policy:
+    """A policy from TOML text (an uploaded file), merged over the defaults like a file path."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise PolicyError(f"policy file {where or default_name}: not valid TOML ({err})") from None
+    return policy_from_mapping(data, default_name=default_name)
 
 
 def policy_from_mapping(data: Mapping[str, Any], default_name: str = "custom") -> Policy:

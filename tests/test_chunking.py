@@ -258,14 +258,27 @@ def test_naive_policy_is_selected_by_name_and_keeps_furniture_in_text():
 
 
 # ---- forms: redacted values never reach a chunk -------------------------------------------------
-def test_personal_values_of_a_flattened_form_reach_no_chunk(tmp_path):
+@pytest.mark.parametrize("policy", ["default", "naive"])
+def test_personal_values_of_a_flattened_form_reach_no_chunk(tmp_path, policy):
     truth = json.loads((SAMPLES / "shinseisho_flat.truth.json").read_text("utf-8"))
     ws = Workspace(tmp_path / "ws")
     doc_id = ingest_path(ws, SAMPLES / "shinseisho_flat.pdf", engine="fast").record.doc_id
     from core.export import to_jsonl
-    exported = to_jsonl(chunks_for(ws, doc_id, DEFAULT))
+    exported = to_jsonl(chunks_for(ws, doc_id, policy))
     for value in truth["personal_values"]:
         assert squash(value) not in squash(exported), value
+    assert "[REDACTED]" in exported
+    ws.close()
+
+
+def test_data_tables_outside_form_pages_stay_captioned_table_chunks(tmp_path):
+    ws = Workspace(tmp_path / "ws")
+    doc_id = ingest_path(ws, SAMPLES / "keihi_seisan_kitei.pdf", engine="fast").record.doc_id
+    chunks = chunks_for(ws, doc_id, DEFAULT)
+    for caption, header in (("表1", "| 区分 |"), ("表2", "| 役職区分 |")):
+        [table] = [c for c in chunks if c.text.startswith(caption)]
+        assert table.atomic and Category.TABLE in table.source_categories and header in table.text
+    assert not [c for c in chunks if "項目:" in c.text]  # no key/value guesses over a regulation
     ws.close()
 
 
