@@ -8,6 +8,7 @@ import streamlit as st
 
 from core.errors import InspectorError, PasswordRequired, WrongPassword
 from ui import state
+from ui.import_form import import_section
 from ui.text import md_escape
 
 NEEDS_PASSWORD_KEY = "rli:needs_password"
@@ -129,5 +130,7 @@ def documents_section() -> None:
 
 st.title("Documents")
 upload_section()
+st.divider()
+import_section()  # Docling / Azure / Textract imports and the Docling export (ui/import_form.py)
 st.divider()
 documents_section()

@@ -11,6 +11,7 @@ from core.categories import LABEL_MAPS, Category
 from core.errors import BadInput, MalformedImport
 from core.ingest.importers import import_file, parse_import
 from core.store import Workspace
+from apptest_helpers import sample_workspace  # noqa: F401  (a fixture)
 from tests.importer_support import (
     FIXTURES, box_text_match, category_counts, need_peer, pdf_with_texts,
 )
@@ -273,3 +274,47 @@ def test_real_docling_boxes_land_on_the_pdf_text(stem):
     matched, total, misses = box_text_match(doc, pdf)
     print(f"{stem}: {matched}/{total} imported boxes hold their text in the PDF")
     assert total > 10 and matched / total >= 0.95, misses
+
+
+# ---- the Documents page -------------------------------------------------------------------------
+def _upload_import(at, name, data, fmt, page=None):
+    at.radio(key="rli:import:format").set_value(fmt)
+    at.file_uploader(key="rli:import:json").set_value([(name, data, "application/json")])
+    if page is not None:
+        at.file_uploader(key="rli:import:pdf").set_value([page])
+    at.run()
+    return at.button(key="rli:import:go").click().run()
+
+
+def test_documents_page_imports_a_parser_output_and_selects_it(sample_workspace):
+    from apptest_helpers import open_page, texts
+
+    before = {r.doc_id for r in Workspace(sample_workspace).documents()}
+    at = open_page("pages/documents.py", sample_workspace)
+    at = _upload_import(at, "keihi_small.docling.json", FIXTURE.read_bytes(), "docling")
+    assert not at.exception, [e.value for e in at.exception]
+    shown = texts(at).replace("\\", "")  # the page escapes markdown specials in file names and messages
+    assert "Imported keihi_small.docling.json" in shown and "no source PDF: blank page" in shown
+    added = {r.doc_id: r for r in Workspace(sample_workspace).documents()}.keys() - before
+    assert len(added) == 1 and at.session_state["rli:doc_id"] in added
+
+
+def test_documents_page_says_what_is_wrong_with_a_bad_import_and_stores_nothing(sample_workspace):
+    from apptest_helpers import open_page
+
+    before = [r.doc_id for r in Workspace(sample_workspace).documents()]
+    at = open_page("pages/documents.py", sample_workspace)
+    at = _upload_import(at, "azure.json", (FIXTURES / "azure_v4_small.json").read_bytes(), "docling")
+    assert not at.exception
+    assert any("--format azure" in e.value.replace("\\", "") for e in at.error)
+    assert [r.doc_id for r in Workspace(sample_workspace).documents()] == before
+
+
+def test_documents_page_offers_the_corrected_document_as_docling_json(sample_workspace):
+    from apptest_helpers import open_page
+
+    at = open_page("pages/documents.py", sample_workspace, doc="keihi_seisan_kitei.pdf")
+    at.button(key="rli:docling:prepare").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    downloads = [d for d in at.get("download_button") if "docling" in str(d.proto.label)]
+    assert downloads and downloads[0].proto.label.replace("\\", "").endswith("keihi_seisan_kitei.docling.json")
