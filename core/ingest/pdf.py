@@ -10,6 +10,7 @@ is turned with the page's rotation so it lands where a person (and a rendered pi
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import time
 from dataclasses import dataclass, field
@@ -26,9 +27,10 @@ from core.text import ARTICLE_HEADING, SELECTION_GLYPHS, join_lines
 ENGINES = ("layout", "fast")
 INGEST_VERSION = "1"  # bump when the elements an engine emits change, so stored outputs can be told apart
 
-# dict extraction without image payloads: image blocks are read separately (and only when present),
-# because encoding every image into the dict costs more than the text itself on image-heavy pages.
-TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
+# The default dict flags, images included: one extraction gives text lines and image boxes (a second
+# pass for images, e.g. get_image_info, costs a whole extra text-page build).
+TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT
+_LATIN = re.compile(r"[!-~]")
 SUPERSCRIPT, ITALIC, SERIF, MONO, BOLD = 1, 2, 4, 8, 16
 
 
@@ -91,6 +93,12 @@ class Span:
         self.bbox, self.text, self.size, self.font, self.flags = bbox, text, size, font, flags
 
 
+@functools.lru_cache(maxsize=512)
+def _font_traits(font: str) -> tuple[bool, bool, bool]:
+    """(bold by name, monospace Latin by name, CJK font) — a page has a handful of fonts, many spans."""
+    return "bold" in font.lower(), bool(_MONO_NAME.search(font)), bool(_CJK_FONT_NAME.search(font))
+
+
 class Line:
     __slots__ = ("bbox", "text", "size", "bold", "fonts", "mono", "latin", "chars", "sup_start", "block",
                  "spans", "glyphs")
@@ -110,13 +118,14 @@ class Line:
             chars += n
             key = round(s.size * 2) / 2
             weights[key] = weights.get(key, 0) + n
-            if s.flags & BOLD or "bold" in s.font.lower():
+            named_bold, named_mono, cjk_font = _font_traits(s.font)
+            if s.flags & BOLD or named_bold:
                 bold += n
             if s.font not in fonts:
                 fonts.append(s.font)
-            n_latin = sum(1 for ch in s.text if "!" <= ch <= "~")
+            n_latin = n if s.text.isascii() else len(_LATIN.findall(s.text))
             latin += n_latin
-            if (s.flags & MONO or _MONO_NAME.search(s.font)) and not _CJK_FONT_NAME.search(s.font):
+            if (s.flags & MONO or named_mono) and not cjk_font:
                 mono += n_latin
         self.size = max(weights, key=weights.get) if weights else (spans[0].size if spans else 0.0)
         self.bold = chars > 0 and bold * 2 >= chars
@@ -163,10 +172,18 @@ class PageFacts:
 
 
 def _decode_pdf_name(name: str | None) -> str | None:
-    """PDF names escape bytes as #xx ("Male#20Only"); widget values come back unescaped."""
+    """PDF names escape bytes as #xx ("Male#20Only"); widget values come back unescaped. Bytes that
+    are not UTF-8 (MuPDF hands them over as lone surrogates) are read as Latin-1, as PyMuPDF does."""
     if not name:
         return name
-    return re.sub(r"#([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), name)
+    name = re.sub(r"#([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), name)
+    if any("\udc80" <= ch <= "\udcff" for ch in name):
+        raw = name.encode("utf-8", "surrogateescape")
+        try:
+            name = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            name = raw.decode("latin-1")
+    return name
 
 
 class _Display:
@@ -184,14 +201,22 @@ class _Display:
         return (r.x0, r.y0, r.x1, r.y1)
 
 
-def read_page(page: pymupdf.Page, *, vectors: bool = True) -> PageFacts:
+def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, widgets: bool = True) -> PageFacts:
+    """`labels` / `widgets` False skip lookups the document is known not to need (no page-label
+    rules, no AcroForm): both walk document structures on every call."""
     show = _Display(page)
     rect = page.rect
-    label = page.get_label() or None
+    label = (page.get_label() or None) if labels else None
     data = page.get_text("dict", flags=TEXT_FLAGS)
     lines: list[Line] = []
     glyph_spans = False
+    images: list[tuple[BBox, str]] = []
     for bi, block in enumerate(data["blocks"]):
+        if block.get("type") == 1:
+            box = show(block["bbox"])
+            if area(box) > 0:  # identity for "the same image on every page": its pixel size and bytes
+                images.append((box, f"i{block.get('width')}x{block.get('height')}:{block.get('size')}"))
+            continue
         if block.get("type") != 0:
             continue
         for raw in block["lines"]:
@@ -205,18 +230,10 @@ def read_page(page: pymupdf.Page, *, vectors: bool = True) -> PageFacts:
             lines.append(line)
     if glyph_spans:
         _locate_glyphs(page, lines, show)
-    images: list[tuple[BBox, str]] = []
-    if page.get_images(full=False):  # a cheap resource lookup: most text pages have no images
-        for info in page.get_image_info(xrefs=True):
-            box = show(info["bbox"])
-            if area(box) <= 0:
-                continue
-            xref = info.get("xref") or 0
-            images.append((box, f"x{xref}" if xref else f"i{info.get('width')}x{info.get('height')}"))
     vec = _read_vectors(page, show, rect) if vectors else Vectors()
-    widgets = _read_widgets(page, show)
+    found_widgets = _read_widgets(page, show) if widgets else []
     return PageFacts(page.number + 1, float(rect.width), float(rect.height), page.rotation % 360, label,
-                     lines, images, vec, widgets)
+                     lines, images, vec, found_widgets)
 
 
 def _locate_glyphs(page: pymupdf.Page, lines: list[Line], show: _Display) -> None:
@@ -310,6 +327,87 @@ def _radio_rings(rounds: list[tuple[BBox, bool, bool, int]]) -> list[tuple[BBox,
 
 
 def _read_widgets(page: pymupdf.Page, show: _Display) -> list[Widget]:
+    try:
+        return _read_widgets_lean(page, show)
+    except Exception:  # an unusual field structure: PyMuPDF's complete (slower) reader
+        return _read_widgets_full(page, show)
+
+
+def _read_widgets_lean(page: pymupdf.Page, show: _Display) -> list[Widget]:
+    """The few field properties we keep, read through MuPDF directly.
+
+    `page.widgets()` reads some forty properties per field (colours, fonts, scripts…) and costs
+    about half a millisecond per widget; this reads eight. Same values (checked against
+    `page.widgets()` in the tests)."""
+    mu = pymupdf.mupdf
+    name = pymupdf.PDF_NAME
+    pdf_page = page._pdf_page(required=False)
+    if pdf_page is None or not pdf_page.m_internal:
+        return []
+    derotate = page.derotation_matrix
+    out = []
+    widget = mu.pdf_first_widget(pdf_page)
+    while widget.m_internal:
+        obj = mu.pdf_annot_obj(widget)
+        field_type = mu.pdf_widget_type(widget)
+        kind = _WIDGET_KINDS.get(field_type, "Unknown")
+        label = _inheritable_text(mu, obj, name("TU"))
+        value: Any = None
+        if field_type == pymupdf.PDF_WIDGET_TYPE_RADIOBUTTON:
+            state = mu.pdf_dict_get(obj, name("AS"))
+            if state.m_internal:
+                value = _decode_pdf_name(mu.pdf_to_name(state))
+        if not value:
+            value = mu.pdf_field_value(obj)
+        on_state = None
+        options: tuple = ()
+        if field_type in (pymupdf.PDF_WIDGET_TYPE_CHECKBOX, pymupdf.PDF_WIDGET_TYPE_RADIOBUTTON):
+            appearances = mu.pdf_dict_getl(obj, name("AP"), name("N"))
+            if mu.pdf_is_dict(appearances):
+                states = [mu.pdf_to_name(mu.pdf_dict_get_key(appearances, i))
+                          for i in range(mu.pdf_dict_len(appearances))]
+                on_state = next((st for st in states if st != "Off"), None)
+        elif field_type in (pymupdf.PDF_WIDGET_TYPE_COMBOBOX, pymupdf.PDF_WIDGET_TYPE_LISTBOX):
+            opt = mu.pdf_dict_get_inheritable(obj, name("Opt"))
+            items = []
+            for i in range(mu.pdf_array_len(opt)):
+                item = mu.pdf_array_get(opt, i)
+                if mu.pdf_array_len(item) == 2:
+                    items.append((mu.pdf_to_text_string(mu.pdf_array_get(item, 0)),
+                                  mu.pdf_to_text_string(mu.pdf_array_get(item, 1))))
+                else:
+                    items.append(mu.pdf_to_text_string(item))
+            options = tuple(items)
+        rect = pymupdf.Rect(mu.pdf_bound_annot(widget)) * derotate
+        out.append(Widget(show(rect), kind, mu.pdf_load_field_name(obj) or "", (label or "").strip(),
+                          value, _decode_pdf_name(on_state), options, int(mu.pdf_field_flags(obj))))
+        widget = mu.pdf_next_widget(widget)
+    return out
+
+
+_WIDGET_KINDS = {
+    pymupdf.PDF_WIDGET_TYPE_BUTTON: "Button", pymupdf.PDF_WIDGET_TYPE_CHECKBOX: "CheckBox",
+    pymupdf.PDF_WIDGET_TYPE_COMBOBOX: "ComboBox", pymupdf.PDF_WIDGET_TYPE_LISTBOX: "ListBox",
+    pymupdf.PDF_WIDGET_TYPE_RADIOBUTTON: "RadioButton", pymupdf.PDF_WIDGET_TYPE_SIGNATURE: "Signature",
+    pymupdf.PDF_WIDGET_TYPE_TEXT: "Text",
+}
+
+
+def _inheritable_text(mu, node, key) -> str | None:
+    """A field's /TU, looked up through its parents (the first non-empty one), as PyMuPDF does."""
+    for _ in range(32):  # a parent chain longer than this is a cycle
+        if not node.m_internal:
+            return None
+        value = mu.pdf_dict_get(node, key)
+        if value.m_internal:
+            text = mu.pdf_to_text_string(value)
+            if text:
+                return text
+        node = mu.pdf_dict_get(node, pymupdf.PDF_NAME("Parent"))
+    return None
+
+
+def _read_widgets_full(page: pymupdf.Page, show: _Display) -> list[Widget]:
     out = []
     for w in page.widgets():
         kind = w.field_type_string or "Unknown"
@@ -512,30 +610,41 @@ class RuledRegion:
 
 def analyse_vectors(vec: Vectors, width: float, height: float) -> tuple[list[RuledRegion], list[BBox], list[BBox]]:
     """(ruled tables, vector figures, separator rules) from a page's drawings."""
-    segs: list[tuple[BBox, str, tuple[float, float, float], int]] = []
+    # Cluster units, not segments: a rectangle's four edges (or a one-line path) are one unit, so a
+    # grid of cell rectangles costs a quarter of the comparisons. Paths with many items stay split
+    # into their segments (one path may hold every underline of the page).
+    by_path: dict[int, list[tuple[str, tuple[float, float, float]]]] = {}
     for y, x0, x1, idx in vec.hsegs:
-        segs.append(((x0, y - 0.5, x1, y + 0.5), "h", (y, x0, x1), idx))
+        by_path.setdefault(idx, []).append(("h", (y, x0, x1)))
     for x, y0, y1, idx in vec.vsegs:
-        segs.append(((x - 0.5, y0, x + 0.5, y1), "v", (x, y0, y1), idx))
-    boxes = [s[0] for s in segs] + [b for b, _ in vec.shapes]
+        by_path.setdefault(idx, []).append(("v", (x, y0, y1)))
+    units: list[tuple[BBox, list[tuple[str, tuple[float, float, float]]], int, bool]] = []
+    for idx, segs in by_path.items():
+        boxes = [_seg_box(kind, seg) for kind, seg in segs]
+        if len(segs) <= 4:
+            units.append((union(boxes), segs, idx, False))
+        else:
+            units.extend((box, [seg], idx, False) for box, seg in zip(boxes, segs))
+    units.extend((box, [], idx, True) for box, idx in vec.shapes)
     tables: list[RuledRegion] = []
     figures: list[BBox] = []
     rules: list[BBox] = []
-    for group in cluster_boxes(boxes):
-        gbox = union(boxes[i] for i in group)
+    for group in cluster_boxes([u[0] for u in units]):
+        members = [units[i] for i in group]
+        gbox = union(u[0] for u in members)
         gw, gh = gbox[2] - gbox[0], gbox[3] - gbox[1]
-        hs = [segs[i][2] for i in group if i < len(segs) and segs[i][1] == "h"]
-        vs = [segs[i][2] for i in group if i < len(segs) and segs[i][1] == "v"]
-        has_shapes = any(i >= len(segs) for i in group)
-        paths = {segs[i][3] if i < len(segs) else vec.shapes[i - len(segs)][1] for i in group}
+        segs = [seg for u in members for seg in u[1]]
+        has_shapes = any(u[3] for u in members)
+        paths = {u[2] for u in members}
         if gw >= 40 and gh >= 20 and not has_shapes:
-            hpos, vpos = _positions(hs), _positions(vs)
+            hpos = _positions(seg for kind, seg in segs if kind == "h")
+            vpos = _positions(seg for kind, seg in segs if kind == "v")
             h_full = sum(1 for _, c in hpos if c >= 0.85 * gw)
             v_full = sum(1 for _, c in vpos if c >= 0.85 * gh)
             if h_full >= 3 and v_full >= 2:
                 tables.append(RuledRegion(gbox, [p for p, _ in hpos], [p for p, _ in vpos]))
                 continue
-        if len(group) == 1 and not has_shapes:
+        if len(segs) == 1 and not has_shapes:
             if max(gw, gh) >= 0.15 * width:
                 rules.append(gbox)
             continue
@@ -544,6 +653,11 @@ def analyse_vectors(vec: Vectors, width: float, height: float) -> tuple[list[Rul
         if gw >= 30 and gh >= 30 and gw * gh >= 2000:
             figures.append(gbox)
     return tables, figures, rules
+
+
+def _seg_box(kind: str, seg: tuple[float, float, float]) -> BBox:
+    pos, a, b = seg
+    return (a, pos - 0.5, b, pos + 0.5) if kind == "h" else (pos - 0.5, a, pos + 0.5, b)
 
 
 def table_rows(region: RuledRegion, lines: Sequence[Line]) -> tuple[tuple[str, ...], ...]:
@@ -858,8 +972,9 @@ def build_page(doc_id: str, engine: str, facts: PageFacts, drafts: list[Draft]) 
             n += 1
             eid = element_id(doc_id, facts.number, bbox, text, f"{salt}#{n}")
         used.add(eid)
+        # every attr value ingest makes is already immutable (tuples, str, numbers): no deep freeze
         elements.append(Element(eid, facts.number, seq, d.category, bbox, text, d.source,
-                                state=d.state, attrs=freeze_attrs(attrs)))
+                                state=d.state, attrs=tuple(sorted(attrs.items()))))
     return Page(facts.number, round(facts.width, 2), round(facts.height, 2), facts.rotation, facts.label,
                 tuple(elements))
 
@@ -896,13 +1011,15 @@ def parse_pdf(
     total = doc.page_count
     if engine == "layout":
         load_layout_model()
+    has_labels = bool(doc.get_page_labels())
+    has_form = bool(doc.is_form_pdf)
     facts_list: list[PageFacts] = []
     layout_pages: list[tuple[list[Draft], list[Draft]]] = []
     started = time.perf_counter()
     try:
         for index in range(total):
             page = doc.load_page(index)
-            facts = read_page(page)
+            facts = read_page(page, labels=has_labels, widgets=has_form)
             facts_list.append(facts)
             if engine == "layout":
                 layout_pages.append(layout_drafts(page, facts))
