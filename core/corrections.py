@@ -132,7 +132,10 @@ def apply_event(
     target = index[refs[0]]
     rule = f"reviewer:{kind}"
     if kind == "relabel":
-        return _replace_element(doc, replace(target, category=parse_category(event["category"])).touched_by(rule))
+        category = parse_category(event["category"])
+        # a selection state only means something on a check box
+        state = target.state if category in (Category.SELECTION_MARK, Category.FORM_FIELD) else None
+        return _replace_element(doc, replace(target, category=category, state=state).touched_by(rule))
     if kind == "delete_element":
         return _delete_element(doc, target)
     if kind == "move_bbox":

@@ -160,3 +160,15 @@ def test_review_progress_shows_on_the_documents_page(sample_workspace):
     assert not at.exception
     statuses = set(at.dataframe[0].value["review status"])
     assert "2/6 pages reviewed" in statuses and "unreviewed" in statuses
+
+
+def test_reviewed_next_after_edits_records_reviewed_and_nothing_else(sample_workspace):
+    doc_id = doc_id_of(sample_workspace, DOC)
+    ws = Workspace(sample_workspace)
+    at = inspect_with(sample_workspace, footer_of(ws, doc_id).id)
+    at.button(key="rli:edit:delete").click().run()
+    at.button(key="rli:edit:reviewed_next").click().run()
+    assert [(e.kind, e.payload.get("status")) for e in ws.events(doc_id)] == [
+        ("delete_element", None), ("mark_reviewed", "reviewed")]
+    at.run()  # the next page's status box must not report a change either
+    assert len(ws.events(doc_id)) == 2

@@ -34,6 +34,7 @@ MODES = (SELECT, DRAW, MOVE)
 MODE_KEY = "rli:edit:mode"
 STATUS_LABELS = {"unreviewed": "Unreviewed", "in_progress": "In progress", "reviewed": "Reviewed"}
 CANVAS_STROKE = 2
+TABLE_GENERATION_KEY = "rli:table_generation"  # pages/inspect.py's TABLE_GEN_KEY
 
 
 # ---- canvas pixels <-> PDF points ------------------------------------------------------------
@@ -178,10 +179,11 @@ def toolbar(doc: Document, number: int) -> str:
     from core.review import next_page_to_review, page_statuses  # review status is computed from the log
 
     statuses = page_statuses((doc, machine_document(state.workspace(), doc.doc_id)), events)
-    status_key = f"rli:edit:status:{doc.doc_id}:{number}:{len(events)}"
-    status_col.selectbox("Page status", REVIEW_STATUSES, index=REVIEW_STATUSES.index(statuses[number]),
-                         format_func=STATUS_LABELS.__getitem__, key=status_key,
-                         on_change=_status_changed, args=(doc.doc_id, number, status_key))
+    status_key = f"rli:edit:status:{doc.doc_id}:{number}"
+    # the log decides the status; the widget only shows it (and reports a change by the reviewer)
+    st.session_state[status_key] = statuses[number]
+    status_col.selectbox("Page status", REVIEW_STATUSES, format_func=STATUS_LABELS.__getitem__, key=status_key,
+                         on_change=_status_changed, args=(doc.doc_id, number, status_key, statuses[number]))
     following = next_page_to_review({**statuses, number: "reviewed"}, after=number)
     next_col.button("✓ Reviewed, next", key="rli:edit:reviewed_next", width="stretch",
                     help="Mark this page reviewed and go to the next page not reviewed yet",
@@ -205,8 +207,10 @@ def _action_help(actions) -> str:
     return "; ".join(describe(e.payload) for e in last.events)[:300]
 
 
-def _status_changed(doc_id: str, number: int, key: str) -> None:
+def _status_changed(doc_id: str, number: int, key: str, shown: str) -> None:
     status = st.session_state[key]
+    if status == shown:
+        return
     save(doc_id, [{"kind": "mark_reviewed", "page": number, "status": status}],
          f"Page {number}: {STATUS_LABELS[status].lower()}")
 
@@ -252,7 +256,14 @@ def _relabel(doc_id: str, element: Element, picker: str) -> None:
 
 def _delete(doc: Document, element: Element) -> None:
     if save(doc.doc_id, [{"kind": "delete_element", "target": element.id}], f"Deleted {element_label(element)}"):
-        state.select_element(None, doc.doc_id)
+        _select(doc.doc_id, None)
+
+
+def _select(doc_id: str, element_id: str | None) -> None:
+    state.select_element(element_id, doc_id)
+    # the Inspect page's element table keeps its own row selection; a new generation clears it,
+    # so a deleted row's checkbox does not stay ticked on the row that moved up
+    st.session_state[TABLE_GENERATION_KEY] = st.session_state.get(TABLE_GENERATION_KEY, 0) + 1
 
 
 def _merge(doc: Document, element: Element, merge_key: str) -> None:
@@ -261,9 +272,10 @@ def _merge(doc: Document, element: Element, merge_key: str) -> None:
     if other is None:
         return
     box = union([element.bbox, other.bbox])
-    save(doc.doc_id, [{"kind": "move_bbox", "target": element.id, "bbox": list(box)},
-                      {"kind": "delete_element", "target": other.id}],
-         f"Merged {element_label(other)} into {element_label(element)}")
+    if save(doc.doc_id, [{"kind": "move_bbox", "target": element.id, "bbox": list(box)},
+                         {"kind": "delete_element", "target": other.id}],
+            f"Merged {element_label(other)} into {element_label(element)}"):
+        _select(doc.doc_id, element.id)
 
 
 # ---- drawing and moving boxes ----------------------------------------------------------------
