@@ -506,7 +506,8 @@ def chunks_for(ws, doc_id: str, policy: Policy | str = "default") -> tuple[Chunk
            policy.fingerprint)
 
     def build() -> tuple[Chunk, ...]:
-        return build_chunks(corrected_document(ws, doc_id), policy)
+        from core.crops import attach_crops  # figure/table crops, named in chunk metadata as image_ref
+        return build_chunks(attach_crops(ws, corrected_document(ws, doc_id), policy), policy)
     return _CHUNKS.get(key, build)
 
 

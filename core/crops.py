@@ -11,7 +11,7 @@ always gives the same key.
     crop_plan(doc, attachments) -> dict[id, CropPlan]       what each crop shows (pure)
     ensure_crops(ws, doc) -> dict[element_id, ref]          render what is missing, store, return keys
     with_image_refs(doc, refs) -> Document                  attr `image_ref` on each cropped element
-    attach_crops(ws, doc) -> Document                       both: what chunking reads as `image_ref`
+    attach_crops(ws, doc, policy) -> Document               both: what chunking reads as `image_ref`
 """
 from __future__ import annotations
 
@@ -160,8 +160,17 @@ def with_image_refs(doc: Document, refs: Mapping[str, str]) -> Document:
     return doc.with_pages(pages)
 
 
-def attach_crops(ws: Any, doc: Document) -> Document:
-    return with_image_refs(doc, ensure_crops(ws, doc))
+def attach_crops(ws: Any, doc: Document, policy: Any = "default") -> Document:
+    """`doc` with `image_ref` on every picture/table whose crop (under `policy`'s attachments) is stored.
+
+    The naive baseline has no figures to point at, so it is returned as is.
+    """
+    from core.policy import load_policy
+
+    policy = load_policy(policy)
+    if policy.mode == "naive":
+        return doc
+    return with_image_refs(doc, ensure_crops(ws, doc, policy_attachments(doc, policy)))
 
 
 def crop_png(ws: Any, ref: str) -> bytes | None:

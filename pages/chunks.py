@@ -22,6 +22,7 @@ from core.model import Chunk, Document
 from core.policy import DEFAULT, Policy, describe, load_policy, policy_from_toml
 from core.render import Box
 from ui import state
+from ui.crops_view import crops_section
 from ui.page_view import page_view
 from ui.text import md_escape, shorten
 
@@ -238,6 +239,7 @@ def export_tab(doc: Document, chunks: tuple[Chunk, ...], policy: Policy) -> None
         col.download_button(descriptions[fmt], data=export(chunks, fmt).encode("utf-8"),
                             file_name=file_name(doc.source, policy.name, fmt), mime="application/jsonl",
                             key=f"rli:chunks:download:{fmt}", width="stretch")
+    crops_section(doc)  # figure/table crops named by image_ref, to view and download (ui/crops_view.py)
 
 
 def policy_tab(policy: Policy) -> None:

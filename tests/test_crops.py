@@ -13,6 +13,7 @@ from core.categories import Category
 from core.crops import ZOOM, attach_crops, crop_plan, crop_ref_for, ensure_crops, with_image_refs
 from core.model import Document, Element, Page, element_id
 from core.store import Workspace, doc_id_for, sha256_of
+from apptest_helpers import sample_workspace  # noqa: F401,E402  (a fixture)
 
 C = Category
 FIGURE = (100.0, 200.0, 300.0, 300.0)  # a filled red rectangle
@@ -136,3 +137,22 @@ def test_sample_tables_and_figures_crop_with_their_captions(tmp_path):
     assert {"表1", "表2", "図1"} <= set(captions)
     refs = ensure_crops(ws, doc)
     assert len(refs) == len(plans) and all(ws.get_blob(r) for r in refs.values())
+
+
+def test_chunks_page_shows_crops_to_view_and_download(sample_workspace):
+    from apptest_helpers import open_page
+
+    at = open_page("pages/chunks.py", sample_workspace, doc="keihi_seisan_kitei.pdf")
+    assert not any(b.key.startswith("rli:crops:") for b in at.get("download_button"))
+    at.toggle(key="rli:crops:show").set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    pngs = [b for b in at.get("download_button") if b.key and b.key.startswith("rli:crops:")]
+    assert len(pngs) >= 4 and any(b.key == "rli:crops:zip" for b in pngs)
+    images = [n for n in _walk(at.main) if getattr(n, "type", None) == "image"]
+    assert len(images) >= len(pngs) - 1  # one image per crop (the zip button has none)
+
+
+def _walk(node):
+    for child in getattr(node, "children", {}).values():
+        yield child
+        yield from _walk(child)

@@ -18,7 +18,10 @@ from ui.text import md_escape, shorten
 
 
 def crops_section(doc: Document) -> None:
-    with st.expander("Figure and table crops (image_ref)"):
+    # A toggle rather than an expander: an expander's body runs (and renders every crop) while closed.
+    if not st.toggle("Show figure and table crops (image_ref)", key="rli:crops:show"):
+        return
+    with st.container(border=True):
         ws = state.workspace()
         if ws.document_pdf(doc.doc_id) is None:
             st.info("This document has no page images (imported without its PDF), so there is nothing to crop.")
