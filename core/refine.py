@@ -360,12 +360,17 @@ def repeated_furniture(doc: Document) -> Document:
 # ---------------------------------------------------------------------------------------------
 FOOTNOTE_START = re.compile(r"^(?:※|\*+\s*\d*|注\s*\d*\s*[:：.)）]|注\s*\d+|注\s+|[(〔\[]注\s*\d*[)〕\]])")
 SUPERSCRIPT_START = re.compile(r"^[¹²³⁴⁵⁶⁷⁸⁹⁰]+")
+NUMBERED_NOTE = re.compile(r"^(?:※\s*\d+|\*\s*\d+|注\s*\d+)")
 
 
 def footnote_marker(doc: Document) -> Document:
     body = body_size(doc)
 
     def fn(e: Element, page: Page) -> Element | None:
+        if e.category is C.PAGE_FOOTER and "repeated_furniture" not in e.rules:
+            # the model files a numbered note at the page foot ("*1: AI RMF 1.0") as a footer
+            numbered = NUMBERED_NOTE.match(nfkc(e.text.lstrip()))
+            return replace(e, category=C.FOOTNOTE) if numbered else None
         if e.category not in (C.TEXT, C.LIST_ITEM):
             return None
         text = e.text.lstrip()
@@ -593,12 +598,18 @@ def decorative(doc: Document) -> Document:
         if e.category is not C.PICTURE:
             return None
         w, h = e.bbox[2] - e.bbox[0], e.bbox[3] - e.bbox[1]
-        thin = e.attr("kind") == "rule" or min(w, h) < 4
+        thin = e.attr("kind") == "rule" or min(w, h) < 4 or _stretched_pixel_line(e.attr("image"))
         tiny = area(e.bbox) < 0.001 * page.width * page.height and not e.text.strip()
         if thin or tiny or any(k in repeated for k in _picture_keys(e)):
             return replace(e, category=C.DECORATIVE)
         return None
     return _map_elements(doc, "decorative", fn)
+
+
+def _stretched_pixel_line(image: str | None) -> bool:
+    """An image one or two pixels high or wide is a bar or gradient stretched over the page."""
+    m = re.match(r"i(\d+)x(\d+)", image or "")
+    return bool(m) and min(int(m.group(1)), int(m.group(2))) <= 2
 
 
 def _picture_keys(e: Element) -> list[str]:
@@ -608,6 +619,45 @@ def _picture_keys(e: Element) -> list[str]:
     if image:
         keys.append(f"img:{image}")
     return keys
+
+
+# ---------------------------------------------------------------------------------------------
+# heading_split: a model box that swallowed its heading (a large first line) → heading + body
+# ---------------------------------------------------------------------------------------------
+def heading_split(doc: Document) -> Document:
+    """The model sometimes draws one box over a slide title and the bullets under it. When the
+    first line of a text/list box is set ≥1.3× larger than the rest, it is split off as a heading."""
+    def on_page(page: Page) -> list[Element]:
+        out: list[Element] = []
+        for e in page.elements:
+            out.extend(_split_heading(doc.doc_id, e) or [e])
+        return out
+    return _map_pages(doc, on_page)
+
+
+def _split_heading(doc_id: str, e: Element) -> list[Element] | None:
+    if e.category not in (C.TEXT, C.LIST_ITEM) or not e.attr("lines"):
+        return None
+    lines = sorted(_stored_lines(e), key=lambda ln: (ln[0][1], ln[0][0]))
+    head, rest = lines[:1], lines[1:]
+    if not rest or not head[0][1].strip() or len(head[0][1]) > 60:
+        return None
+    rest_size = max(ln[2] for ln in rest)
+    if not rest_size or head[0][2] < 1.3 * rest_size:
+        return None
+    if head[0][0][3] > min(ln[0][1] for ln in rest) + 2:
+        return None  # the large line is not above the rest
+    (hbox, htext, hsize, _), = head
+    body_box = union(ln[0] for ln in rest)
+    body_text = join_lines([t for _, t, _, _ in rest])
+    heading = Element(_child_id(doc_id, e, hbox, htext, "heading_split"), e.page, e.seq, C.SECTION_HEADER,
+                      hbox, htext.strip(), e.source, rules=e.rules + ("heading_split",),
+                      attrs=freeze_attrs({"size": hsize, "fonts": e.attr("fonts") or ()}))
+    attrs = dict(e.attrs)
+    attrs["lines"] = tuple((*b, t, s, k) for b, t, s, k in rest)
+    attrs["size"] = rest_size
+    body = replace(e, bbox=body_box, text=body_text, attrs=freeze_attrs(attrs)).touched_by("heading_split")
+    return [heading, body]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -650,6 +700,7 @@ def document_title(doc: Document) -> Document:
 # ---------------------------------------------------------------------------------------------
 RULES: tuple[tuple[str, Rule], ...] = (
     ("form_table", form_table),
+    ("heading_split", heading_split),
     ("selection_glyph", selection_glyph),
     ("code_monospace", code_monospace),
     ("repeated_furniture", repeated_furniture),

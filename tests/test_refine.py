@@ -2,6 +2,8 @@
 whole pipeline on the sample documents against their ground truth."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pymupdf
 import pytest
 
@@ -254,6 +256,36 @@ def test_a_real_table_without_widgets_stays_a_table():
     assert R.form_table(layout_doc(table)).page(1).elements == (table,)
 
 
+def test_a_large_first_line_swallowed_into_a_text_box_is_split_off_as_a_heading():
+    box = Element("d-p1-x", 1, 0, C.LIST_ITEM, (50, 17, 800, 160), "背景と目的• 生成AIは日々発展している。", "layout",
+                  attrs=freeze_attrs({"size": 12, "lines": [
+                      (230, 17, 610, 41, "背景と目的", 20, 0), (50, 76, 790, 95, "• 生成AIは日々発展している。", 12, 1),
+                      (60, 95, 700, 114, "利用機会と可能性は拡大している。", 12, 1)]}))
+    out = R.heading_split(layout_doc(box)).page(1).elements
+    assert [(e.category, e.text) for e in out] == [
+        (C.SECTION_HEADER, "背景と目的"), (C.LIST_ITEM, "• 生成AIは日々発展している。利用機会と可能性は拡大している。")]
+    assert out[0].bbox == (230, 17, 610, 41) and out[1].bbox == (50, 76, 790, 114)
+    assert all("heading_split" in e.rules for e in out) and out[1].id == box.id
+    same_size = replace(box, attrs=freeze_attrs({"lines": [(50, 17, 800, 30, "一行目", 12, 0),
+                                                           (50, 30, 800, 43, "二行目", 12, 0)]}))
+    assert R.heading_split(layout_doc(same_size)).page(1).elements == (same_size,)
+
+
+def test_a_numbered_note_the_model_filed_as_a_footer_is_a_footnote():
+    note = Element("d-p1-n", 1, 0, C.PAGE_FOOTER, (50, 800, 300, 810), "*1: AI Risk Management Framework 1.0", "layout")
+    number = Element("d-p1-p", 1, 1, C.PAGE_FOOTER, (290, 800, 300, 810), "6", "layout")
+    out = R.footnote_marker(layout_doc(note, number)).page(1).elements
+    assert [e.category for e in out] == [C.FOOTNOTE, C.PAGE_FOOTER] and out[0].rules == ("footnote_marker",)
+
+
+def test_an_image_one_pixel_high_stretched_into_a_bar_is_decorative():
+    bar = Element("d-p1-b", 1, 0, C.PICTURE, (41, 551, 842, 589), "", "layout",
+                  attrs=freeze_attrs({"kind": "image", "image": "i13345x1:958"}))
+    photo = replace(bar, id="d-p1-q", bbox=(41, 100, 400, 400), attrs=freeze_attrs({"kind": "image", "image": "i800x600:1"}))
+    out = R.decorative(layout_doc(bar, photo)).page(1).elements
+    assert [e.category for e in out] == [C.DECORATIVE, C.PICTURE]
+
+
 def test_article_headings_on_their_own_line_become_section_headers():
     heading = Element("d-p1-a", 1, 0, C.TEXT, (60, 100, 160, 112), "第3条（定義）", "layout")
     sentence = Element("d-p1-b", 1, 1, C.TEXT, (60, 120, 500, 132), "第3条の規定にかかわらず、次のとおりとする。", "layout")
@@ -273,7 +305,7 @@ def test_the_one_large_heading_on_the_first_page_becomes_the_title():
 
 # ---- the pipeline ------------------------------------------------------------------------------
 def test_refine_runs_named_rules_in_order_and_refuses_unknown_names():
-    assert R.RULE_NAMES[:2] == ("form_table", "selection_glyph") and "decorative" in R.RULE_NAMES
+    assert R.RULE_NAMES[:3] == ("form_table", "heading_split", "selection_glyph") and "decorative" in R.RULE_NAMES
     with pytest.raises(ValueError, match="'typo'"):
         R.refine(furnished(3), rules=["typo"])
     doc = furnished(3)

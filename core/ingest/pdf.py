@@ -214,8 +214,11 @@ def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, 
     for bi, block in enumerate(data["blocks"]):
         if block.get("type") == 1:
             box = show(block["bbox"])
-            if area(box) > 0:  # identity for "the same image on every page": its pixel size and bytes
-                images.append((box, f"i{block.get('width')}x{block.get('height')}:{block.get('size')}"))
+            ident = f"i{block.get('width')}x{block.get('height')}:{block.get('size')}"
+            # identity for "the same image on every page": its pixel size and bytes; an image
+            # painted twice at the same place (it happens) is one image
+            if area(box) > 0 and (box, ident) not in images:
+                images.append((box, ident))
             continue
         if block.get("type") != 0:
             continue
