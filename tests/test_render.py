@@ -11,9 +11,9 @@ from PIL import Image
 from core.categories import Category
 from core.model import Element, Page
 from core.render import (
-    Box, Line, blank_page_image, clear_caches, draw_boxes, draw_overlays, element_at, image_size,
-    page_view_image, pixels_to_bbox, pixels_to_points, points_to_pixels, render_page_image,
-    render_page_png,
+    Box, Line, blank_page_image, clear_caches, draw_boxes, draw_overlays, element_at, fabric_drawing,
+    image_size, overlay_boxes, page_image_bytes, page_view_image, pixels_to_bbox, pixels_to_points,
+    points_to_pixels, render_page_image, render_page_png,
 )
 
 APP_ZOOMS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
@@ -170,6 +170,30 @@ def test_unchanged_view_is_served_from_cache_and_a_changed_one_is_not(pdf_path):
     assert page_view_image(pdf_path, page, 1.5, selected="e0") != first
     assert page_view_image(pdf_path, page, 1.5, visible={Category.TEXT}) != first
     assert Image.open(io.BytesIO(first)).size == image_size(595, 842, 1.5)
+
+
+def test_browser_drawing_places_boxes_at_the_same_pixels_as_the_server_drawing():
+    zoom = 1.5
+    table = element(0, Category.TABLE, (100, 300, 400, 500))
+    drawing = fabric_drawing(overlay_boxes([table], selected="e0"), [((0, 0), (100, 50), "#0000ff")], zoom=zoom)
+    rect = next(o for o in drawing["objects"] if o["type"] == "Rect")
+    assert (rect["left"], rect["top"], rect["left"] + rect["width"], rect["top"] + rect["height"]) == (150, 450, 600, 750)
+    assert rect["stroke"] == Category.TABLE.colour and rect["fill"].startswith("rgba(44,160,44,")
+    assert all(o["originX"] == "left" and o["originY"] == "top" and o["selectable"] is False for o in drawing["objects"])
+    label = next(o for o in drawing["objects"] if o["type"] == "Text")
+    assert label["text"].strip() == "table" and label["backgroundColor"] == Category.TABLE.colour
+    assert drawing["objects"][-1] is label  # labels on top
+    line = next(o for o in drawing["objects"] if o["type"] == "Line")
+    assert (line["x1"], line["y1"], line["x2"], line["y2"]) == (0, 0, 150, 75)
+    assert any(o["type"] == "Polygon" for o in drawing["objects"])  # the arrow head
+
+
+def test_bare_page_image_is_encoded_once_per_page_and_zoom(pdf_path):
+    page = Page(number=1, width=595, height=842)
+    first = page_image_bytes(pdf_path, page, 1.25)
+    assert page_image_bytes(pdf_path, page, 1.25) is first
+    assert Image.open(io.BytesIO(first)).size == image_size(595, 842, 1.25)
+    assert page_image_bytes(None, page, 1.0) != first  # no PDF: the blank stand-in
 
 
 # ---- hit testing --------------------------------------------------------------------------------

@@ -5,7 +5,9 @@
         ...
 
 Draws the page at `zoom` with the document's elements in their category colours (or only the
-boxes you pass), and lets the reviewer click on the page. A click comes back as a `Click` in PDF
+boxes you pass), and lets the reviewer click on the page. In the clickable view the browser draws
+the boxes over the bare page image (core.render.fabric_drawing); the plain view draws them into the
+image on the server (core.render.page_view_image). Both look the same. A click comes back as a `Click` in PDF
 points with the id of the element under it (smallest box wins). With `clickable=False` it is a plain
 image (cheaper; for pages that only show).
 
@@ -22,7 +24,10 @@ import streamlit as st
 
 from core.categories import Category
 from core.model import Document, Element
-from core.render import Box, Line, element_at, image_size, page_view_image, pixels_to_points
+from core.render import (
+    Box, Line, as_box, element_at, fabric_drawing, image_size, overlay_boxes, page_image_bytes,
+    page_view_image, pixels_to_points,
+)
 from ui import state
 
 # The point tool places a circle whose left edge is (click x - radius - stroke/2), vertically centred
@@ -66,27 +71,32 @@ def page_view(
     """
     page = doc.page(page_number)
     shown = tuple(page.elements if elements is None else elements)
-    png = page_view_image(
-        state.document_pdf(doc.doc_id), page, zoom, elements=shown, visible=visible,
-        selected=selected, show_order=show_order, extra_boxes=boxes, lines=lines,
-    )
+    pdf = state.document_pdf(doc.doc_id)
     if not clickable:
-        st.image(png, width="content")
+        # Drawn into the image on the server (cached per view): nothing to click, so no canvas.
+        st.image(page_view_image(pdf, page, zoom, elements=shown, visible=visible, selected=selected,
+                                 show_order=show_order, extra_boxes=boxes, lines=lines), width="content")
         return None
+    # Clickable: the bare page is the canvas background (encoded once per page and zoom) and the
+    # boxes are drawn by the browser, so a new selection or toggle only sends a little JSON.
+    drawn = [*overlay_boxes(shown, visible=visible, selected=selected, show_order=show_order),
+             *(as_box(b) for b in boxes)]
+    drawing = fabric_drawing(drawn, lines, zoom=zoom)
+    background = page_image_bytes(pdf, page, zoom)
     width, height = image_size(page.width, page.height, zoom)
-    return _clickable_image(png, width, height, doc.doc_id, page_number, zoom, shown, visible, key)
+    return _clickable_image(background, drawing, width, height, doc.doc_id, page_number, zoom, shown, visible, key)
 
 
 def _clickable_image(
-    png: bytes, width: int, height: int, doc_id: str, page_number: int, zoom: float,
-    elements: Sequence[Element], visible, key: str,
+    background: bytes, drawing: dict, width: int, height: int, doc_id: str, page_number: int,
+    zoom: float, elements: Sequence[Element], visible, key: str,
 ) -> Click | None:
     from streamlit_drawable_canvas import st_canvas  # imported late: it registers a component
 
     # A new canvas per (document, page, zoom): its click list starts empty and its size is right.
     canvas_key = f"{key}:canvas:{doc_id}:{page_number}:{zoom}"
     result = st_canvas(
-        background_image=png, width=width, height=height, drawing_mode="point",
+        background_image=background, initial_drawing=drawing, width=width, height=height, drawing_mode="point",
         point_display_radius=_POINT_RADIUS, stroke_width=_POINT_STROKE,
         stroke_color="rgba(0,0,0,0)", fill_color="rgba(0,0,0,0)",
         update_streamlit=True, key=canvas_key,
@@ -95,7 +105,7 @@ def _clickable_image(
     seen_key = f"{canvas_key}:seen"
     seen = int(st.session_state.get(seen_key, 0))
     st.session_state[seen_key] = len(points)
-    if len(points) <= seen:  # nothing new (or the canvas toolbar undid/reset points)
+    if len(points) <= seen:  # nothing new (new overlays or the toolbar's undo/reset clear points)
         return None
     x_px, y_px = click_position(points[-1])
     x, y = pixels_to_points(x_px, zoom), pixels_to_points(y_px, zoom)

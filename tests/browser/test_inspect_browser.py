@@ -17,6 +17,7 @@ pytestmark = pytest.mark.browser
 
 FIRST_VISIT_TIMEOUT_MS = 120_000  # the app ingests the samples before the first page shows
 CANVAS = "canvas.dc-background-canvas"  # streamlit-drawable-canvas draws the page image here
+VIEW = "div.dc-container"  # the page image with the overlay canvas (category boxes) on top
 
 
 def hex_rgb(colour: str) -> tuple[int, int, int]:
@@ -61,8 +62,9 @@ def test_first_visit_shows_the_sample_document_on_inspect_with_category_overlays
     assert box["width"] > 400 and box["height"] > 400
     assert box["height"] / box["width"] == pytest.approx(page_one.height / page_one.width, rel=0.02)
 
-    shot = Image.open(io.BytesIO(canvas.screenshot())).convert("RGB")
-    drawn = {e.category for e in page_one.elements}
+    shot = Image.open(io.BytesIO(browser_page.locator(VIEW).first.screenshot())).convert("RGB")
+    # Grey categories (headers, footers, decorative) could match anti-aliased text; count chromatic ones.
+    drawn = {e.category for e in page_one.elements if max(hex_rgb(e.category.colour)) - min(hex_rgb(e.category.colour)) > 60}
     coloured = {c for c in drawn if pixels_near(shot, c.colour) >= 40}
     assert len(coloured) >= min(2, len(drawn)), f"categories on page 1: {sorted(drawn)}, seen: {sorted(coloured)}"
 

@@ -1,0 +1,197 @@
+"""Page-view speed against a plain `get_pixmap`, on the same pages at the same zoom, in one run.
+
+    python bench/render.py [PDF...] [--zoom 1.25] [--repeat 5] [--no-app]
+
+Prints, per PDF and in total (per page the median of interleaved repeats: this machine is noisy),
+each as a ratio to a plain `get_pixmap` of the same page at the same zoom (open the PDF, load the
+page, render: a page's first render, which is what a page turn in the app costs):
+  view       = Inspect's page view with overlays, nothing cached: the page rendered and encoded
+               for the browser, plus the category boxes as canvas JSON          budget ≤ 1.3
+  reselect   = the same view after a click selected another element (page image cached)
+  raster     = the server-drawn view (boxes drawn into the image, JPEG) used where nothing is
+               clicked; `raster-resel` the same after a new selection
+  cached     = an unchanged view again, in milliseconds                          budget ≤ 10 ms
+Then, unless --no-app, the Inspect page on a generated 300-page document through Streamlit's
+AppTest: the first run and a page turn (median), to show a rerun does not grow with the document.
+
+Elements come from the fast engine (a temporary workspace); the sample documents are always included.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import pymupdf  # noqa: E402
+
+from core.corrections import corrected_document  # noqa: E402
+from core.ingest import ingest_path  # noqa: E402
+from core.model import Page  # noqa: E402
+from core.render import (  # noqa: E402
+    clear_caches, fabric_drawing, overlay_boxes, page_image_bytes, page_view_image,
+)
+from core.store import Workspace  # noqa: E402
+
+COLD_BUDGET = 1.3
+CACHED_BUDGET_MS = 10.0
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:7.1f} ms"
+
+
+def plain_pixmap(path: Path, number: int, zoom: float) -> float:
+    """Open the PDF, load the page, get_pixmap: a page's first render, as the app does it."""
+    t = time.perf_counter()
+    pdf = pymupdf.open(path)
+    pdf[number - 1].get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
+    elapsed = time.perf_counter() - t
+    pdf.close()
+    return elapsed
+
+
+def interactive_view(path: Path, page: Page, zoom: float, selected: str | None) -> None:
+    """What Inspect sends: the bare page image (encoded once) plus the boxes as canvas JSON."""
+    page_image_bytes(path, page, zoom)
+    fabric_drawing(overlay_boxes(page.elements, selected=selected), zoom=zoom)
+
+
+def timed(call) -> float:
+    t = time.perf_counter()
+    call()
+    return time.perf_counter() - t
+
+
+def measure_document(ws: Workspace, path: Path, zoom: float, repeat: int) -> dict[str, list[float]]:
+    """Per page, the median over interleaved repeats of each measurement; cached times all kept."""
+    record = ingest_path(ws, path, engine="fast").record
+    doc = corrected_document(ws, record.doc_id)
+    stored = ws.document_pdf(record.doc_id)
+    out: dict[str, list[float]] = {k: [] for k in ("plain", "view", "reselect", "raster", "raster_reselect", "cached")}
+    for page in doc.pages:
+        first = page.elements[0].id if page.elements else None
+        other = page.elements[-1].id if len(page.elements) > 1 else None
+        runs: dict[str, list[float]] = {k: [] for k in out}
+        for _ in range(repeat):
+            runs["plain"].append(plain_pixmap(stored, page.number, zoom))
+            clear_caches()  # closes our PDFs too: both sides start from a closed file
+            runs["view"].append(timed(lambda: interactive_view(stored, page, zoom, first)))
+            runs["reselect"].append(timed(lambda: interactive_view(stored, page, zoom, other)))
+            runs["cached"].append(timed(lambda: interactive_view(stored, page, zoom, other)))
+            clear_caches()
+            runs["raster"].append(timed(lambda: page_view_image(stored, page, zoom, selected=first)))
+            runs["raster_reselect"].append(timed(lambda: page_view_image(stored, page, zoom, selected=other)))
+            runs["cached"].append(timed(lambda: page_view_image(stored, page, zoom, selected=other)))
+        for name, values in runs.items():
+            if name == "cached":
+                out[name] += values
+            else:
+                out[name].append(statistics.median(values))
+    return out
+
+
+def make_long_pdf(path: Path, pages: int = 300) -> Path:
+    pdf = pymupdf.open()
+    for n in range(1, pages + 1):
+        page = pdf.new_page(width=595, height=842)
+        page.insert_text((72, 60), "経費精算規程　社内限", fontname="japan", fontsize=9)
+        page.insert_text((72, 110), f"第{n}条（規定 {n}）", fontname="japan", fontsize=14)
+        for line in range(12):
+            page.insert_text((72, 150 + line * 40), f"本文 {n}-{line}：出張の旅費は規程に従い精算する。",
+                             fontname="japan", fontsize=10.5)
+        page.insert_text((290, 810), f"- {n} -", fontname="japan", fontsize=9)
+    pdf.save(path)
+    return path
+
+
+def measure_app(folder: Path, repeat: int) -> None:
+    from streamlit.testing.v1 import AppTest
+    from streamlit.runtime.pages_manager import PagesManager
+
+    # Same reason as tests/apptest_helpers.py: keep AppTest from running pages/ files on their own.
+    original_init = PagesManager.__init__
+
+    def init_then_use_navigation(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    PagesManager.__init__ = init_then_use_navigation
+
+    root = folder / "ws300"
+    ws = Workspace(root)
+    t = time.perf_counter()
+    record = ingest_path(ws, make_long_pdf(folder / "long.pdf"), engine="fast").record
+    print(f"\n300-page document: fast ingest {ms(time.perf_counter() - t)}")
+    ws.close()
+    os.environ["RLI_WORKSPACE"] = str(root)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.session_state["rli:doc_id"] = record.doc_id
+    t = time.perf_counter()
+    at.run()
+    first = time.perf_counter() - t
+    turns = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        at.button(key="rli:next").click().run()
+        turns.append(time.perf_counter() - t)
+    at.number_input(key=f"rli:jump:{record.doc_id}").set_value(300).run()
+    assert not at.exception, [e.value for e in at.exception]
+    t = time.perf_counter()
+    at.button(key="rli:prev").click().run()
+    late_turn = time.perf_counter() - t
+    print(f"Inspect, first run (opens the document):     {ms(first)}")
+    print(f"Inspect, page turn near the start (median):   {ms(statistics.median(turns))}")
+    print(f"Inspect, page turn at page 300:               {ms(late_turn)}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("pdfs", nargs="*", type=Path)
+    parser.add_argument("--zoom", type=float, default=1.25)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--no-app", action="store_true", help="skip the 300-page AppTest measurement")
+    args = parser.parse_args()
+    paths = sorted((ROOT / "sample_docs").glob("*.pdf")) + list(args.pdfs)
+    with tempfile.TemporaryDirectory() as folder:
+        ws = Workspace(Path(folder) / "ws")
+        totals: dict[str, float] = {}
+        cached_all: list[float] = []
+        print(f"zoom {args.zoom}; per page the median of {args.repeat} interleaved repeats; ratios are to the "
+              "plain get_pixmap of the same pages\n")
+        print(f"{'document':44} {'pages':>5} {'get_pixmap':>11} {'view':>6} {'reselect':>8} {'raster':>7} "
+              f"{'raster-resel':>12}")
+        for path in paths:
+            result = measure_document(ws, path, args.zoom, args.repeat)
+            sums = {k: sum(v) for k, v in result.items() if k != "cached"}
+            for k, v in sums.items():
+                totals[k] = totals.get(k, 0.0) + v
+            cached_all += result["cached"]
+            plain = sums["plain"]
+            print(f"{path.name[:44]:44} {len(result['plain']):5d} {ms(plain)} {sums['view'] / plain:6.2f} "
+                  f"{sums['reselect'] / plain:8.2f} {sums['raster'] / plain:7.2f} {sums['raster_reselect'] / plain:12.2f}")
+        ratio = totals["view"] / totals["plain"]
+        print(f"\nTOTAL page view with overlays (Inspect: page image + canvas boxes) / plain get_pixmap = "
+              f"{ratio:.2f}  (budget ≤ {COLD_BUDGET}){'  OVER BUDGET' if ratio > COLD_BUDGET else ''}")
+        print(f"TOTAL same view after a click (new selection) / plain get_pixmap = {totals['reselect'] / totals['plain']:.2f}")
+        print(f"TOTAL server-drawn view (boxes in the image, JPEG; static views) / plain get_pixmap = "
+              f"{totals['raster'] / totals['plain']:.2f}; after a click {totals['raster_reselect'] / totals['plain']:.2f}")
+        cached_sorted = sorted(cached_all)
+        p95 = cached_sorted[int(0.95 * (len(cached_sorted) - 1))] * 1000
+        print(f"cached view: median {statistics.median(cached_all) * 1000:.3f} ms, p95 {p95:.3f} ms, "
+              f"max {cached_sorted[-1] * 1000:.3f} ms (budget ≤ {CACHED_BUDGET_MS:.0f} ms)"
+              f"{'  OVER BUDGET' if p95 > CACHED_BUDGET_MS else ''}")
+        ws.close()
+        if not args.no_app:
+            measure_app(Path(folder), args.repeat)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
