@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from core.categories import Category
 from core.errors import InspectorError
 from core.gold import (ANCHORED, Evidence, GoldItem, all_tags, delete_item, evidence_from_chunk,
                        evidence_from_element, export_text, import_gold, load_items, new_gold_item,
@@ -29,6 +30,8 @@ SAMPLE_GOLD = Path(__file__).resolve().parents[1] / "sample_docs" / "gold_ja.jso
 ALL_DOCS = "(all documents)"
 ANY_TAG = "(any tag)"
 OPEN_KEY = "rli:gold:open"
+# decorative rules and logos are never evidence; hiding them unclutters the page and the click targets
+CLICKABLE = frozenset(c for c in Category if c is not Category.DECORATIVE)
 
 
 # ---- the draft being written (one per document) ---------------------------------------------------
@@ -71,7 +74,7 @@ def evidence_boxes(evidence: tuple[Evidence, ...], page: int) -> list[Box]:
 
 # ---- editor ----------------------------------------------------------------------------------------
 def page_navigation(doc: Document, number: int) -> None:
-    prev_col, jump_col, next_col = st.columns([1, 1.2, 1], vertical_alignment="bottom")
+    prev_col, jump_col, next_col, zoom_col = st.columns([1, 1.2, 1, 1.6], vertical_alignment="bottom")
     prev_col.button("◀ Previous", key="rli:gold:prev", disabled=number <= 1, width="stretch",
                     on_click=state.set_page, args=(number - 1, doc))
     jump_key = f"rli:gold:jump:{doc.doc_id}"
@@ -81,6 +84,12 @@ def page_navigation(doc: Document, number: int) -> None:
                           on_change=lambda: state.set_page(int(st.session_state[jump_key]), doc))
     next_col.button("Next ▶", key="rli:gold:next", disabled=number >= doc.page_count, width="stretch",
                     on_click=state.set_page, args=(number + 1, doc))
+    # the page image has a fixed pixel width: a zoom that fits the column keeps the right edge clickable
+    zoom_key = "rli:gold:zoom"
+    if st.session_state.get(zoom_key) != state.zoom():
+        st.session_state[zoom_key] = state.zoom()
+    zoom_col.select_slider("Zoom", options=state.ZOOMS, key=zoom_key, format_func=lambda z: f"{round(z * 100)}%",
+                           on_change=lambda: state.set_zoom(st.session_state[zoom_key]))
 
 
 def evidence_list(doc: Document) -> None:
@@ -92,22 +101,21 @@ def evidence_list(doc: Document) -> None:
     for i, ev in enumerate(evidence):
         element = index.get(ev.record_id or "")
         label = element.category.value if element else ("page only" if ev.level != "unanchored" else "not anchored")
-        text_col, jump_col, drop_col = st.columns([8, 1.4, 1.2], vertical_alignment="center")
-        text_col.markdown(f"**E{i + 1}** · p{ev.page} · {label} · {md_escape(shorten(ev.quote or '(no text)', 70))}")
+        text_col, jump_col, drop_col = st.columns([8, 1.4, 1.2], vertical_alignment="bottom")
+        # The quote is what must appear in the retrieved text: the whole element by default; narrowing
+        # it to the sentence or cell that answers keeps the budget figure fair to split paragraphs.
+        key = f"rli:gold:quote:{doc.doc_id}:{draft(doc)['generation']}:{i}:{ev.record_id}"
+        quote = text_col.text_input(f"E{i + 1} · p{ev.page} · {label} · quote", value=ev.quote, key=key,
+                                    help="Narrow it to the words that answer the question.")
         jump_col.button("Show", key=f"rli:gold:show:{doc.doc_id}:{i}", on_click=state.set_page,
                         args=(ev.page or 1, doc), disabled=not ev.page)
         drop_col.button("✕", key=f"rli:gold:drop:{doc.doc_id}:{i}", help="remove this evidence",
                         on_click=set_draft_evidence, args=(doc, evidence[:i] + evidence[i + 1:]))
-    with st.expander("Narrow a quote (optional)"):
-        st.caption("The quote is what must appear in the retrieved text. By default it is the element's "
-                   "whole text; narrow it to the cell or sentence that answers the question.")
-        for i, ev in enumerate(evidence):
-            key = f"rli:gold:quote:{doc.doc_id}:{draft(doc)['generation']}:{i}:{ev.record_id}"
-            quote = st.text_input(f"E{i + 1} quote", value=ev.quote, key=key)
-            if quote != ev.quote:
-                changed = list(evidence)
-                changed[i] = Evidence(ev.record_id, ev.page, ev.bbox, quote, ev.anchored)
-                set_draft_evidence(doc, tuple(changed))
+        if quote != ev.quote:
+            changed = list(evidence)
+            changed[i] = Evidence(ev.record_id, ev.page, ev.bbox, quote, ev.anchored)
+            set_draft_evidence(doc, tuple(changed))
+            evidence = tuple(changed)
 
 
 def take_chunk(doc: Document, number: int) -> None:
@@ -163,7 +171,7 @@ def editor(doc: Document) -> None:
         st.markdown(f"**{md_escape(doc.source)}** · page {number} of {doc.page_count} · "
                     "click an element to add it as evidence, click it again to remove it")
         page_navigation(doc, number)
-        click = page_view(doc, number, zoom=state.zoom(), key="gold",
+        click = page_view(doc, number, zoom=state.zoom(), key="gold", visible=CLICKABLE,
                           boxes=evidence_boxes(d["evidence"], number))
     if click is not None and click.element_id:
         set_draft_evidence(doc, toggle_evidence(d["evidence"], doc.element(click.element_id)))

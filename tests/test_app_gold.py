@@ -113,3 +113,16 @@ def test_importing_a_malformed_file_shows_the_line_and_changes_nothing(sample_wo
     at.button(key="rli:gold:import").click().run()
     assert "line 1: not JSON" in texts(at)
     assert stored(sample_workspace) == []
+
+
+def test_a_quote_narrowed_in_the_editor_is_what_gets_stored(sample_workspace):
+    doc_id = doc_id_of(sample_workspace, "keihi_seisan_kitei.pdf")
+    at = open_page("pages/gold.py", sample_workspace, doc="keihi_seisan_kitei.pdf")
+    at.button(key="rli:gold:next").click().run()
+    field(at, "question", doc_id).input("タクシーの上限額は").run()
+    at.button(key="rli:gold:take_chunk").click().run()
+    quote = next(w for w in at.text_input if w.key and w.key.startswith(f"rli:gold:quote:{doc_id}:"))
+    quote.input("タクシー").run()
+    at.button(key="rli:gold:save").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert stored(sample_workspace)[0].evidence[0].quote == "タクシー"
