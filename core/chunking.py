@@ -26,6 +26,7 @@ from core.evidence import (
     ATOMIC, FLOW, GROUP, HEADING, NOTE, REFONLY, TABLE, Block, PageContext, PageEvidence, Piece,
     build_page_evidence, page_contexts,
 )
+from core.geometry import coverage
 from core.model import Chunk, Document, Element, SourceRef, freeze_attrs
 from core.naive import naive_chunks
 from core.policy import Action, Policy, load_policy
@@ -390,12 +391,32 @@ def _form_fields(forms, doc: Document, policy: Policy) -> tuple[Any, ...]:
     return tuple(forms.extract_fields(doc, rules=rules_from_policy(policy)))
 
 
+_MARK_GLYPHS = set("☐☑☒□■✓✔○◉●◯")
+
+
 def form_pages(doc: Document) -> frozenset[int]:
-    """Pages that are forms: they hold a form field or check box (a widget or a glyph/box read as
-    one). core.forms chunks those pages' fields; elsewhere its key/value pairs are only a guess
-    over ordinary text (a captioned data table, a flow chart) and the text path keeps them."""
-    return frozenset(e.page for e in doc.elements()
-                     if e.category in (Category.FORM_FIELD, Category.SELECTION_MARK) or e.source == "widget")
+    """Pages that are forms. core.forms chunks those pages' fields; elsewhere its key/value pairs
+    are guesses over ordinary text (a captioned data table, a flow chart) and the text path keeps
+    them. A form page has, inside the page: an AcroForm widget or form field, a check-box glyph
+    (☐ ☑ …), or at least three drawn check boxes outside any picture (drawn squares inside a
+    figure are logos or bullets, and marks outside the page are printer's marks)."""
+    out = set()
+    for page in doc.pages:
+        area = (0.0, 0.0, page.width, page.height)
+        pictures = [e.bbox for e in page.elements if e.category is Category.PICTURE]
+        drawn = 0
+        for e in page.elements:
+            if coverage(e.bbox, area) < 0.5:
+                continue
+            if e.source == "widget" or e.category is Category.FORM_FIELD or (
+                    e.category is Category.SELECTION_MARK and _MARK_GLYPHS & set(e.text)):
+                out.add(page.number)
+                break
+            if e.category is Category.SELECTION_MARK and not any(coverage(e.bbox, p) > 0.5 for p in pictures):
+                drawn += 1
+        if drawn >= 3:
+            out.add(page.number)
+    return frozenset(out)
 
 
 @dataclass(frozen=True)

@@ -108,7 +108,7 @@ class Furniture:
 @dataclass(frozen=True)
 class PageContext:
     """What a page's evidence needs from the rest of the document (part of its cache key)."""
-    repeated: frozenset[str] = frozenset()  # digit-masked furniture texts of this page found on ≥N pages
+    repeated: frozenset[str] = frozenset()  # furniture texts (furniture_key) of this page found on ≥N pages
     incoming: tuple[Element, ...] = ()  # captions/footnotes elsewhere whose links point into this page
     linked_away: frozenset[str] = frozenset()  # ids here whose links point to another page
     skip: frozenset[str] = frozenset()  # ids chunked elsewhere (form fields, by core.forms)
@@ -141,7 +141,7 @@ def page_contexts(doc: Document, policy: Policy, skip: Iterable[str] = ()) -> di
             away[e.page].add(e.id)
     out = {}
     for page in doc.pages:
-        masks = {digits_masked(e.text) for e in page.elements if e.category in FURNITURE}
+        masks = {furniture_key(e.text) for e in page.elements if e.category in FURNITURE}
         out[page.number] = PageContext(
             repeated=frozenset(masks & repeated), incoming=tuple(incoming.get(page.number, ())),
             linked_away=frozenset(away.get(page.number, ())),
@@ -150,12 +150,18 @@ def page_contexts(doc: Document, policy: Policy, skip: Iterable[str] = ()) -> di
     return out
 
 
+def furniture_key(text: str) -> str:
+    """Header/footer text compared without digits and spaces: "- 3 -" = "- 4 -", and
+    "46令和6年版 情報通信白書" = "令和6年版 情報通信白書" (a page number read into the line or apart)."""
+    return digits_masked(text).replace("#", "")
+
+
 def repeated_furniture(doc: Document, policy: Policy) -> frozenset[str]:
-    """Digit-masked header/footer texts found on at least `repeat_min_pages` pages."""
+    """Header/footer texts (as `furniture_key`) found on at least `repeat_min_pages` pages."""
     pages: dict[tuple[Category, str], set[int]] = defaultdict(set)
     for e in doc.elements():
         if e.category in FURNITURE and e.text.strip():
-            pages[(e.category, digits_masked(e.text))].add(e.page)
+            pages[(e.category, furniture_key(e.text))].add(e.page)
     return frozenset(text for (cat, text), seen in pages.items()
                      if len(seen) >= int(policy.param(cat, "repeat_min_pages")))
 
@@ -180,7 +186,7 @@ def furniture_kind(element: Element, repeated: frozenset[str]) -> str:
         return "page_number"
     if is_copyright(element.text):
         return "copyright"
-    if digits_masked(element.text) in repeated:
+    if furniture_key(element.text) in repeated:
         return "repeated"
     return "unique"
 
@@ -436,7 +442,8 @@ class _PageBuilder:
 
     # attachment ---------------------------------------------------------------------------
     def _attach(self, sources: list[Element]) -> None:
-        for src in sources:
+        # captions first: a footnote's marker may sit in the caption of the figure it annotates
+        for src in sorted(sources, key=lambda e: (e.category is C.FOOTNOTE, e.page != self.page.number, e.seq)):
             target, how = self._target_for(src)
             if target is not None:
                 self.glued[target.id].append(src)
@@ -472,7 +479,9 @@ class _PageBuilder:
         if pattern is not None:
             hits = []
             for e in candidates:
-                pos = marker_position(pattern, e.text)
+                # a figure's or table's text includes its attached captions ("（出典）…＊32")
+                text = "\n".join([e.text] + [s.text for s in self.glued.get(e.id, ()) if s.category is not C.FOOTNOTE])
+                pos = marker_position(pattern, text)
                 # a block that *starts* with the marker is more likely another note or a list label
                 if pos is not None:
                     hits.append((pos == 0, e.seq > note.seq, abs(e.seq - note.seq), e))

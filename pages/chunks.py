@@ -74,11 +74,11 @@ def policy_picker() -> Policy | None:
 def chunk_table(chunks: list[Chunk]) -> pd.DataFrame:
     return pd.DataFrame({
         "pages": [f"{c.start_page}" if c.start_page == c.end_page else f"{c.start_page}–{c.end_page}" for c in chunks],
-        "section": [" > ".join(c.section_path) for c in chunks],
+        "text": [shorten(c.text, 90) for c in chunks],
         "categories": [", ".join(x.value for x in c.source_categories) for c in chunks],
         "chars": [len(c.text) for c in chunks],
         "atomic": [c.atomic for c in chunks],
-        "text": [shorten(c.text, 90) for c in chunks],
+        "section": [shorten(c.section_path[-1], 40) if c.section_path else "" for c in chunks],
     })
 
 

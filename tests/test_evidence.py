@@ -187,3 +187,14 @@ def test_decorative_elements_are_excluded():
     body = el(1, 1, "text", (60, 100, 500, 120), "本文。")
     evidence = document_evidence(doc([[rule, body]]), DEFAULT)
     assert evidence[0].excluded == (rule.id,)
+
+
+def test_a_footnote_whose_marker_is_in_a_figures_caption_joins_the_figure():
+    body = el(1, 0, "text", (60, 60, 500, 90), "本文です。")
+    picture = el(1, 1, "picture", (60, 100, 500, 300))
+    source = el(1, 2, "caption", (300, 305, 500, 315), "（出典）研究センター＊32")
+    later = el(1, 3, "text", (60, 400, 500, 500), "関係のない後の本文。")
+    note = el(1, 4, "footnote", (60, 760, 500, 770), "＊32 https://example.org/")
+    found = attachments(doc([[body, picture, source, later, note]]))
+    assert found[source.id].target == picture.id
+    assert found[note.id].target == picture.id and found[note.id].how == "marker"
