@@ -328,3 +328,20 @@ def test_the_lean_widget_reader_agrees_with_pymupdfs_own(realdata, sample_docs):
             assert lean == full, f"{path.name} page {page.number + 1}"
             compared += len(lean)
     assert compared > 100
+
+
+def test_a_page_that_crashes_the_layout_model_falls_back_to_the_fast_engine(workspace, realdata):
+    """MuPDF segfaults while the model reads page 22 of the AI事業者ガイドライン本編; the model runs
+    in a child process, so ingest survives, and that page is read by the fast engine instead."""
+    source = pymupdf.open(realdata / "pdfs" / "ja" / "ai_jigyosha_guideline_honpen_siryo1.pdf")
+    source.select([20, 21])  # a page the model reads, then the crashing one
+    data = source.tobytes(garbage=3, deflate=True)
+    record = ingest_bytes(workspace, data, "honpen_p21-22.pdf", engine="layout").record
+    doc = workspace.load_machine_document(record.doc_id)
+    assert doc.meta_value("fallback_pages") == (2,)
+    first, crashed = doc.pages
+    assert first.notice is None and {e.source for e in first.elements} == {"layout"}
+    assert "layout model failed" in crashed.notice
+    assert crashed.elements and {e.source for e in crashed.elements} == {"fast"}
+    text = "".join(e.text for e in crashed.elements)
+    assert text and all(line.strip() in text for line in source[1].get_text().splitlines()[:5] if line.strip())

@@ -9,11 +9,21 @@ is turned with the page's rotation so it lands where a person (and a rendered pi
 """
 from __future__ import annotations
 
+import atexit
 import bisect
+import contextlib
 import functools
+import os
+import pickle
 import re
+import select
+import struct
+import subprocess
+import sys
+import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 import pymupdf
@@ -851,23 +861,159 @@ def load_layout_model() -> None:
     import pymupdf.layout  # noqa: F401
 
 
-def layout_drafts(page: pymupdf.Page, facts: PageFacts) -> tuple[list[Draft], list[Draft]]:
+# ---------------------------------------------------------------------------------------------
+# The layout worker: the model runs in a child process
+# ---------------------------------------------------------------------------------------------
+class LayoutCrashed(Exception):
+    """The model's process died (or hung) on a page; that page falls back to the fast engine."""
+
+
+class LayoutWorker:
+    """A long-lived child process that runs the layout model, one page per request.
+
+    MuPDF segfaults inside the model's text extraction on some real PDFs (page 22 of the AI事業者
+    ガイドライン本編, for one); in-process that would kill the Streamlit server or the CLI. The child
+    loads the model once and keeps the current PDF open; the parent reads the page's text and
+    drawings while the child runs the model on it, so the two overlap on two cores. When the child
+    dies, the page is reported as crashed and a fresh child continues with the next page.
+    """
+
+    PAGE_TIMEOUT = 300.0  # seconds; a page the model has not finished by then counts as crashed
+
+    def __init__(self) -> None:
+        self._proc: subprocess.Popen | None = None
+        self._doc_key: str | None = None
+        self.lock = threading.Lock()  # one document at a time per worker
+
+    def _start(self) -> subprocess.Popen:
+        root = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ)
+        env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from core.ingest.pdf import serve_layout; serve_layout()"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=root)
+        self._proc, self._doc_key = proc, None
+        atexit.register(self.close)
+        return proc
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.poll() is None:
+            try:
+                proc.stdin.close()
+                proc.wait(timeout=5)
+            except Exception:
+                proc.kill()
+
+    def open(self, key: str, pdf_bytes: bytes) -> None:
+        """Make `pdf_bytes` the child's current document (skipped when it already is)."""
+        if self._proc is None or self._proc.poll() is not None:
+            self._start()
+        if self._doc_key != key:
+            _send(self._proc.stdin, ("open", pdf_bytes))
+            self._doc_key = key
+
+    def request(self, index: int) -> None:
+        _send(self._proc.stdin, ("page", index))
+
+    def result(self, key: str, pdf_bytes: bytes) -> list[ModelBox]:
+        """The answer to the last request; LayoutCrashed (and a fresh child) when it died."""
+        proc = self._proc
+        try:
+            ready, _, _ = select.select([proc.stdout], [], [], self.PAGE_TIMEOUT)
+            if not ready:
+                raise TimeoutError("the layout model took too long on this page")
+            status, payload = _recv(proc.stdout)
+        except (EOFError, OSError, TimeoutError, pickle.UnpicklingError) as err:
+            proc.kill()
+            self._proc = None
+            raise LayoutCrashed(str(err) or type(err).__name__) from None
+        if status != "ok":
+            raise LayoutCrashed(payload)
+        return payload
+
+
+def _send(stream, message) -> None:
+    blob = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(struct.pack("<Q", len(blob)) + blob)
+    stream.flush()
+
+
+def _recv(stream):
+    head = stream.read(8)
+    if len(head) < 8:
+        raise EOFError("the layout process ended")
+    (size,) = struct.unpack("<Q", head)
+    blob = stream.read(size)
+    if len(blob) < size:
+        raise EOFError("the layout process ended mid-answer")
+    return pickle.loads(blob)
+
+
+def serve_layout() -> None:
+    """The child's loop: ("open", pdf bytes) → keep it; ("page", i) → ("ok", boxes) | ("error", msg)."""
+    out = os.fdopen(os.dup(1), "wb")  # the protocol channel; stray prints go to stderr instead
+    os.dup2(2, 1)
+    inp = sys.stdin.buffer
+    load_layout_model()
+    doc = None
+    while True:
+        try:
+            kind, payload = _recv(inp)
+        except EOFError:
+            return  # the parent is gone
+        if kind == "open":
+            doc = pymupdf.open(stream=payload, filetype="pdf")
+            continue
+        try:
+            _send(out, ("ok", model_boxes(doc.load_page(payload))))
+        except Exception as err:  # a Python-level failure of the model: report, keep serving
+            _send(out, ("error", f"{type(err).__name__}: {err}"))
+
+
+_WORKER = LayoutWorker()
+
+
+def start_layout_worker() -> None:
+    """Start the layout process now (it loads the model at once), so the first upload does not wait
+    for it. Optional: the first layout ingest starts it anyway."""
+    with _WORKER.lock:
+        if _WORKER._proc is None or _WORKER._proc.poll() is not None:
+            _WORKER._start()
+
+
+def layout_worker_pid() -> int | None:
+    """The layout process's pid (for benchmarks that count its CPU time), None when not running."""
+    proc = _WORKER._proc
+    return proc.pid if proc is not None and proc.poll() is None else None
+
+
+ModelBox = tuple[float, float, float, float, str, tuple]  # x0, y0, x1, y1, class, ((row, col, text), ...)
+
+
+def model_boxes(page: pymupdf.Page) -> list[ModelBox]:
+    """The layout model's boxes for one page, in its reading order, with its table cells.
+
+    Runs inside the layout worker process (see LayoutWorker): MuPDF can crash on a page while the
+    model builds its text page, and a crash must not take the app down with it."""
+    page.get_layout(return_raw=True)  # raw groups also carry the model's table cells
+    out: list[ModelBox] = []
+    for g in page.layout_information or []:
+        if isinstance(g, dict):
+            cells = tuple((int(c.row_start), int(c.col_start), str(getattr(c, "text", "") or ""))
+                          for c in (g.get("table_cells") or ()))
+            out.append((*map(float, g["group_bbox"][:4]), str(g["class_name"]), cells))
+        else:  # plain form [x0, y0, x1, y1, class]
+            out.append((*map(float, g[:4]), str(g[4]), ()))
+    return out
+
+
+def layout_drafts(page: pymupdf.Page, facts: PageFacts, groups: Sequence[ModelBox]) -> tuple[list[Draft], list[Draft]]:
     """(the model's boxes in the model's reading order, everything else to be placed among them)."""
     show = _Display(page)
-    page.get_layout(return_raw=True)  # raw groups also carry the model's table cells
-    groups = page.layout_information or []
-    boxes: list[BBox] = []
-    labels: list[str] = []
-    cells: list[Any] = []
-    for g in groups:
-        if isinstance(g, dict):
-            boxes.append(show(g["group_bbox"][:4]))
-            labels.append(g["class_name"])
-            cells.append(g.get("table_cells") or ())
-        else:  # plain form [x0, y0, x1, y1, class]
-            boxes.append(show(g[:4]))
-            labels.append(g[4])
-            cells.append(())
+    boxes: list[BBox] = [show(g[:4]) for g in groups]
+    labels: list[str] = [g[4] for g in groups]
+    cells: list[tuple] = [g[5] for g in groups]
     assigned, loose = assign_lines(facts.lines, boxes)
     drafts: list[Draft] = []
     for box, label, lines, table_cells in zip(boxes, labels, assigned, cells):
@@ -905,12 +1051,11 @@ def layout_drafts(page: pymupdf.Page, facts: PageFacts) -> tuple[list[Draft], li
     return drafts, extras + widget_drafts(facts.widgets)
 
 
-def _model_table_rows(table_cells: Iterable[Any]) -> tuple[tuple[str, ...], ...]:
+def _model_table_rows(table_cells: Iterable[tuple[int, int, str]]) -> tuple[tuple[str, ...], ...]:
     cells: dict[tuple[int, int], list[str]] = {}
-    for c in table_cells:
-        text = (getattr(c, "text", "") or "").strip()
-        if text:
-            cells.setdefault((int(c.row_start), int(c.col_start)), []).append(text)
+    for row, col, text in table_cells:
+        if text.strip():
+            cells.setdefault((row, col), []).append(text.strip())
     return grid_to_rows(cells)
 
 
@@ -1012,41 +1157,59 @@ def parse_pdf(
     opened = open_pdf(data, filename, password)
     doc = opened.doc
     total = doc.page_count
-    if engine == "layout":
-        load_layout_model()
     has_labels = bool(doc.get_page_labels())
     has_form = bool(doc.is_form_pdf)
     facts_list: list[PageFacts] = []
-    layout_pages: list[tuple[list[Draft], list[Draft]]] = []
+    layout_pages: list[tuple[list[Draft], list[Draft]] | None] = []  # None: the model crashed there
+    crashed: dict[int, str] = {}
     started = time.perf_counter()
-    try:
-        for index in range(total):
-            page = doc.load_page(index)
-            facts = read_page(page, labels=has_labels, widgets=has_form)
-            facts_list.append(facts)
-            if engine == "layout":
-                layout_pages.append(layout_drafts(page, facts))
-            if progress:
-                progress(index + 1, total)
-    except (RuntimeError, ValueError, pymupdf.FileDataError) as err:
-        raise CorruptPdf(f"{filename}: page {len(facts_list) + 1} cannot be read ({err}); "
-                         "the file is damaged — get a fresh copy or re-save it from a PDF viewer") from err
+    worker = _WORKER if engine == "layout" else None
+    with worker.lock if worker else contextlib.nullcontext():
+        try:
+            for index in range(total):
+                if worker:
+                    worker.open(sha256, opened.pdf_bytes)
+                    worker.request(index)  # the model runs while this process reads the page
+                page = doc.load_page(index)
+                facts = read_page(page, labels=has_labels, widgets=has_form)
+                facts_list.append(facts)
+                if worker:
+                    try:
+                        layout_pages.append(layout_drafts(page, facts, worker.result(sha256, opened.pdf_bytes)))
+                    except LayoutCrashed as err:
+                        crashed[index + 1] = str(err)
+                        layout_pages.append(None)
+                if progress:
+                    progress(index + 1, total)
+        except (RuntimeError, ValueError, pymupdf.FileDataError) as err:
+            raise CorruptPdf(f"{filename}: page {len(facts_list) + 1} cannot be read ({err}); "
+                             "the file is damaged — get a fresh copy or re-save it from a PDF viewer") from err
     pages = []
-    if engine == "layout":
-        for facts, (model, extras) in zip(facts_list, layout_pages):
-            pages.append(build_page(doc_id, engine, facts, insert_in_order(model, extras)))
-    else:
-        body = body_size(facts_list)
-        largest = max((ln.size for f in facts_list for ln in f.lines), default=body)
-        page_drafts = [fast_drafts(facts, body, largest) for facts in facts_list]
-        _keep_one_title(page_drafts)
-        for facts, drafts in zip(facts_list, page_drafts):
+    body = body_size(facts_list)
+    largest = max((ln.size for f in facts_list for ln in f.lines), default=body)
+    fast_pages = [fast_drafts(facts, body, largest) if engine == "fast" or layout_pages[i] is None else None
+                  for i, facts in enumerate(facts_list)]
+    if engine == "fast":
+        _keep_one_title(fast_pages)
+    for i, facts in enumerate(facts_list):
+        notice = None
+        if fast_pages[i] is not None:
+            drafts = fast_pages[i]
             order = xy_cut_order([d.bbox for d in drafts], facts.width)
-            ordered = [drafts[i] for i in order]
-            ordered = insert_in_order(ordered, widget_drafts(facts.widgets))
-            pages.append(build_page(doc_id, engine, facts, ordered))
+            ordered = insert_in_order([drafts[j] for j in order], widget_drafts(facts.widgets))
+            if engine == "layout":
+                notice = ("the layout model failed on this page (" + crashed[facts.number][:120] +
+                          "); its elements come from the fast engine")
+                for d in ordered:
+                    d.category = Category.SECTION_HEADER if d.category is Category.TITLE else d.category
+        else:
+            model, extras = layout_pages[i]
+            ordered = insert_in_order(model, extras)
+        page_obj = build_page(doc_id, engine, facts, ordered)
+        pages.append(replace(page_obj, notice=notice) if notice else page_obj)
     meta = {
-        "body_size": body_size(facts_list),
+        "body_size": body,
+        "fallback_pages": tuple(sorted(crashed)),
         "encrypted": opened.encrypted,
         "pdf_title": (doc.metadata or {}).get("title") or "",
         "parse_seconds": round(time.perf_counter() - started, 3),
