@@ -164,7 +164,8 @@ def infer_value_type(value: str) -> str:
 def clean_label(text: str) -> str:
     """A label as a key: check glyphs, dot leaders, trailing colons and stray spaces removed."""
     text = fg.strip_mark_glyphs(text)
-    text = re.sub(r"(?:\s*[.．・…‥]){3,}\s*$", "", text)  # dot leaders to a box: "check here . . . ."
+    text = re.sub(r"[\s▶►]+$", "", text)
+    text = re.sub(r"(?:\s*[.．・…‥]){3,}\s*$", "", text)  # dot leaders to a box: "check here . . . . ▶"
     text = re.sub(r"[\s▶►]+$", "", text)
     text = re.sub(r"\s*[:：]\s*$", "", text)
     return _tidy(text)
@@ -760,6 +761,7 @@ def _leftover_text(fields: Sequence[FormField], index: Mapping[str, Element]) ->
             continue
         rest = [ln for i, ln in enumerate(fg._stored_lines(element)) if i not in used]
         text = " ".join(_tidy(t) for _, t, _ in rest if _tidy(t))
+        text = _tidy(re.sub(r"(?:\s*[.．・…‥]){3,}|[▶►]", " ", text))  # dot leaders say nothing
         if text:
             out[eid] = text
     return out

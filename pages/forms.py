@@ -163,7 +163,9 @@ def field_table(doc: Document, fields: list[FormField], number: int, in_conflict
     key_options = {element_label(e): e.id for e in page.elements if e.text.strip()}
     rows = []
     for f in fields:
-        key_label = next((label for label, eid in key_options.items() if eid == forms._el(f.key_ref)), None)
+        # a key that is a whole element shows as that element (so another can be picked instead);
+        # a key read from one line of a larger block shows as its own words
+        key_label = next((label for label, eid in key_options.items() if eid == f.key_ref), None)
         rows.append({
             "key": key_label or f.key, "value": f.export_value, "state": f.selection_state if f.is_selection else None,
             "empty": f.is_empty, "redacted": f.redacted, "type": f.value_type, "source": f.source,
