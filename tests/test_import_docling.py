@@ -318,3 +318,26 @@ def test_documents_page_offers_the_corrected_document_as_docling_json(sample_wor
     assert not at.exception, [e.value for e in at.exception]
     downloads = [d for d in at.get("download_button") if "docling" in str(d.proto.label)]
     assert downloads and downloads[0].proto.label.replace("\\", "").endswith("keihi_seisan_kitei.docling.json")
+
+
+# ---- every real parser output --------------------------------------------------------------------
+def peer_outputs():
+    from tests.importer_support import PEER
+
+    if not PEER.exists():
+        return []
+    return sorted(p for p in PEER.rglob("*.json"))
+
+
+@pytest.mark.skipif(not peer_outputs(), reason="../shared/realdata/peer_outputs is absent (a fresh clone)")
+@pytest.mark.parametrize("path", peer_outputs(), ids=lambda p: p.name)
+def test_every_real_parser_output_imports_with_and_without_its_pdf(path, tmp_path):
+    fmt = path.relative_to(path.parents[2]).parts[0]  # peer_outputs/<format>/<case>/<file>.json
+    ws = Workspace(tmp_path)
+    bare = import_file(ws, path, fmt).document
+    assert sum(1 for _ in bare.elements()) > 10
+    pdfs = sorted(path.parent.glob("*.pdf"))
+    if pdfs:  # with its source PDF, pages take the PDF's size and image
+        paged = import_file(ws, path, fmt, pdf=pdfs[0])
+        assert paged.document.page(1).notice is None and ws.document_pdf(paged.record.doc_id) is not None
+        assert sum(1 for _ in paged.document.elements()) == sum(1 for _ in bare.elements())

@@ -21,7 +21,8 @@ from core.ingest.import_base import (
 from core.model import Document
 
 POINTS_PER_UNIT = {"inch": 72.0, "pixel": 1.0}
-NO_SPAN = 10**12  # sorts items without a text span after everything that has one
+NO_SPAN = 10**12
+NOT_HELD = ("sections", "styles", "languages", "documents")  # section tree, fonts/handwriting, languages, model fields  # sorts items without a text span after everything that has one
 CELL_FLAGS = {"columnHeader": "column_header", "rowHeader": "row_header", "stubHead": "stub_head",
               "description": "description"}
 
@@ -225,6 +226,11 @@ def _v3_document(result: Mapping[str, Any], ctx: ImportContext) -> Document:
 
     meta = {"import_format": "azure", "azure_api_version": result.get("apiVersion"),
             "azure_model_id": result.get("modelId"), "content_format": result.get("contentFormat")}
+    not_held = {key: len(result[key]) for key in NOT_HELD if isinstance(result.get(key), list) and result[key]}
+    not_held.update({f"pages.{key}": n for key in ("formulas", "barcodes")
+                     if (n := sum(len(p.get(key) or ()) for p in result["pages"]))})
+    if not_held:
+        meta["not_held"] = not_held  # what the result carries that has no place in a Document
     return builder.build(engine_version=f"{result.get('modelId', 'azure')} {result.get('apiVersion', '')}".strip(),
                          meta=meta)
 

@@ -10,6 +10,7 @@ page ratios, scaled by the page size.
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
 from core.categories import Category, category_from_label
@@ -25,6 +26,9 @@ STATES = {"SELECTED": "selected", "NOT_SELECTED": "unselected"}
 TEXT_LAYOUTS = ("LAYOUT_TITLE", "LAYOUT_HEADER", "LAYOUT_FOOTER", "LAYOUT_SECTION_HEADER", "LAYOUT_PAGE_NUMBER",
                 "LAYOUT_LIST", "LAYOUT_FIGURE", "LAYOUT_TEXT", "LAYOUT_KEY_VALUE", "LAYOUT_TABLE")
 NOT_PLACED = 10**9
+# Block types this importer turns into elements or reads for their text; anything else is reported in meta.
+HELD_BLOCKS = {"PAGE", "LINE", "WORD", "TABLE", "CELL", "MERGED_CELL", "TABLE_TITLE", "TABLE_FOOTER",
+               "KEY_VALUE_SET", "SELECTION_ELEMENT", *TEXT_LAYOUTS}
 SAME_TABLE_IOU = 0.5
 
 
@@ -155,6 +159,9 @@ class _Reader:
 
         meta = {"import_format": "textract", "textract_model_version": self.payload.get("AnalyzeDocumentModelVersion"),
                 "textract_pages": (self.payload.get("DocumentMetadata") or {}).get("Pages")}
+        ignored = Counter(b["BlockType"] for b in self.blocks if b["BlockType"] not in HELD_BLOCKS)
+        if ignored:
+            meta["not_held"] = dict(sorted(ignored.items()))  # e.g. SIGNATURE, QUERY: no category for them
         return self.builder.build(engine_version=f"textract {self.payload.get('AnalyzeDocumentModelVersion', '')}".strip(),
                                   meta=meta)
 
