@@ -896,6 +896,11 @@ class LayoutWorker:
         atexit.register(self.close)
         return proc
 
+    def reset(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            proc.kill()
+
     def close(self) -> None:
         proc, self._proc = self._proc, None
         if proc is not None and proc.poll() is None:
@@ -916,7 +921,7 @@ class LayoutWorker:
     def request(self, index: int) -> None:
         _send(self._proc.stdin, ("page", index))
 
-    def result(self, key: str, pdf_bytes: bytes) -> list[ModelBox]:
+    def result(self) -> list[ModelBox]:
         """The answer to the last request; LayoutCrashed (and a fresh child) when it died."""
         proc = self._proc
         try:
@@ -925,8 +930,7 @@ class LayoutWorker:
                 raise TimeoutError("the layout model took too long on this page")
             status, payload = _recv(proc.stdout)
         except (EOFError, OSError, TimeoutError, pickle.UnpicklingError) as err:
-            proc.kill()
-            self._proc = None
+            self.reset()
             raise LayoutCrashed(str(err) or type(err).__name__) from None
         if status != "ok":
             raise LayoutCrashed(payload)
@@ -942,7 +946,7 @@ def _send(stream, message) -> None:
 def _recv(stream):
     head = stream.read(8)
     if len(head) < 8:
-        raise EOFError("the layout process ended")
+        raise EOFError("the layout process crashed")
     (size,) = struct.unpack("<Q", head)
     blob = stream.read(size)
     if len(blob) < size:
@@ -1167,15 +1171,22 @@ def parse_pdf(
     with worker.lock if worker else contextlib.nullcontext():
         try:
             for index in range(total):
+                requested = False
                 if worker:
-                    worker.open(sha256, opened.pdf_bytes)
-                    worker.request(index)  # the model runs while this process reads the page
+                    try:
+                        worker.open(sha256, opened.pdf_bytes)
+                        worker.request(index)  # the model runs while this process reads the page
+                        requested = True
+                    except OSError:  # the child died between pages: the next page gets a new one
+                        worker.reset()
                 page = doc.load_page(index)
                 facts = read_page(page, labels=has_labels, widgets=has_form)
                 facts_list.append(facts)
                 if worker:
                     try:
-                        layout_pages.append(layout_drafts(page, facts, worker.result(sha256, opened.pdf_bytes)))
+                        if not requested:
+                            raise LayoutCrashed("the layout process could not be reached")
+                        layout_pages.append(layout_drafts(page, facts, worker.result()))
                     except LayoutCrashed as err:
                         crashed[index + 1] = str(err)
                         layout_pages.append(None)
