@@ -15,7 +15,8 @@ Metrics per question, averaged over the questions that have evidence at that lev
   characters of the ranked chunks' texts joined by newlines. Other documents' chunks spend the
   budget too. "Found" = the evidence quote (else the element's text) lies wholly inside that prefix,
   compared after NFKC with whitespace removed; an element with no text of its own (an empty form
-  field, a check box) is found when a chunk citing it ends inside the prefix. Budget recall does not
+  field, a check box, whose ☐/☑ glyph does not count) is found when a chunk citing it ends inside
+  the prefix. Budget recall does not
   depend on the level; it is repeated on both rows so each row reads on its own.
 
 hit@k alone rewards oversized chunks (a whole page always "hits"); the budget figure does not.
@@ -42,6 +43,8 @@ DEFAULT_KS = (1, 3, 5, 10)
 DEFAULT_BUDGETS = (500, 1000, 2000, 4000)
 LEVELS = ("element", "page")
 BUDGET_JOINER = "\n"  # between chunks in the budget prefix; it costs one character like a real prompt's
+# A check box's glyph is how it is drawn, not what it says: chunks state "X は 選択されている" instead.
+SELECTION_GLYPHS = "☐☑☒□■✓✔◉○●◯"
 
 Progress = Callable[[float, str], None]
 
@@ -241,12 +244,17 @@ def _level_score(covered: Sequence[frozenset], n_units: int, n_relevant: int, ks
     )
 
 
+def own_text(unit: EvidenceUnit) -> str:
+    """The text that must appear in the budget: the quote or element text, check-box glyphs aside."""
+    return match_text(unit.text).strip(SELECTION_GLYPHS)
+
+
 def _budget_scorable(unit: EvidenceUnit) -> bool:
-    return bool(match_text(unit.text)) or unit.record_id is not None
+    return bool(own_text(unit)) or unit.record_id is not None
 
 
 def _found_within(unit: EvidenceUnit, chunks: Sequence[Chunk], prefix: str, ends: Sequence[int]) -> bool:
-    if match_text(unit.text):
+    if own_text(unit):
         return found_in_prefix(prefix, unit.text)
     if unit.element_key is None:
         return False

@@ -210,3 +210,9 @@ def test_dense_without_a_model_is_a_clear_error_not_a_download(sample_workspace,
     assert cli_main(["evaluate", "--workspace", str(sample_workspace), "--gold", str(GOLD),
                      "--retriever", "dense"]) == 2
     assert "Nothing is downloaded" in capsys.readouterr().err
+
+
+def test_a_check_box_glyph_is_not_text_the_budget_looks_for():
+    form = chunk("f", "状態: 会議費 は 選択されていない", ["mark"])
+    q = Question("q", "?", "d", (unit("mark", "☐", category="selection_mark"),))
+    assert score_question(q, ranked(form), [form], (1,), (100, 5)).budget == {100: 1.0, 5: 0.0}
