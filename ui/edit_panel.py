@@ -300,7 +300,7 @@ def draw_boxes(doc: Document, number: int) -> None:
     pick_col, help_col = st.columns([2, 5], vertical_alignment="bottom")
     category = pick_col.selectbox("Category of new boxes", categories, index=categories.index(Category.TEXT),
                                   format_func=category_label, key="rli:edit:draw_category")
-    help_col.caption("Drag on the page to draw a box; its text is read from the PDF under it. "
+    help_col.caption(f"Drag on the page to draw a {category.value} box; its text is read from the PDF under it. "
                      "Each box keeps the category chosen when it was drawn.")
     background = page_view_image(state.document_pdf(doc.doc_id), page, zoom, elements=page.elements)
     result = _canvas(doc, number, background, "draw", None, label=category.value)
@@ -337,7 +337,9 @@ def move_boxes(doc: Document, number: int) -> None:
     zoom = state.zoom()
     st.caption("Turn on the canvas toolbar's edit toggle, then drag a box to move it or pull its corners to "
                "resize it; the text is re-read from the PDF when you save.")
-    labels = {f"#{e.seq + 1} {e.category.value}": e for e in page.elements}
+    # boxes wholly off the page (printers' marks some parsers report) cannot be dragged: leave them out
+    labels = {f"#{e.seq + 1} {e.category.value}": e for e in page.elements
+              if e.bbox[2] > 0 and e.bbox[3] > 0 and e.bbox[0] < page.width and e.bbox[1] < page.height}
     initial = {"objects": [
         {**_drawing_object(canvas_box(e.bbox, zoom, label)), "stroke": e.category.colour}
         for label, e in labels.items()]}
@@ -348,8 +350,11 @@ def move_boxes(doc: Document, number: int) -> None:
         element = labels.get(box.get("label"))
         if element is None:
             continue
-        bbox = clamp_to_page(box_bbox(box, zoom), page.width, page.height)
-        if max(abs(a - b) for a, b in zip(bbox, element.bbox)) >= 0.5:
+        bbox = box_bbox(box, zoom)
+        if max(abs(a - b) for a, b in zip(bbox, element.bbox)) < 0.5:
+            continue  # untouched (sub-point differences are the canvas's rounding)
+        bbox = clamp_to_page(bbox, page.width, page.height)
+        if bbox[2] - bbox[0] >= 1 and bbox[3] - bbox[1] >= 1:
             moved.append((element, bbox))
     if not moved:
         st.caption("No box moved yet.")

@@ -1,0 +1,180 @@
+"""In Chromium, a reviewer fixes the sample 経費精算規程: a footer the parser read as body text is
+relabelled, a caption the parser missed is drawn on the page and linked to its figure, and the
+exported chunks (`python -m core chunks`, a separate process on the same workspace) change so.
+
+Setup through the API stands in for a worse parse: the fast engine gets this footer and caption
+right, so the test first makes them wrong (a `relabel` to text, a `delete_element` of the caption).
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.categories import Category
+from core.corrections import corrected_document, record_events
+from core.store import Workspace
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCE = "keihi_seisan_kitei.pdf"
+FIRST_VISIT_TIMEOUT_MS = 120_000  # the first visit ingests the sample documents
+STEP_TIMEOUT_MS = 30_000
+REVIEWER = "佐藤"
+FOOTER_TEXT = "© 2026 株式会社サンプル"
+CAPTION_TEXT = "図1　経費精算の流れ"
+
+
+def sample_document(workspace: Path):
+    ws = Workspace(workspace)
+    try:
+        record = next(r for r in ws.documents() if r.source == SOURCE)
+        return record.doc_id, corrected_document(ws, record.doc_id)
+    finally:
+        ws.close()
+
+
+def chunks(workspace: Path, doc_id: str) -> list[dict]:
+    out = subprocess.run([sys.executable, "-m", "core", "chunks", doc_id, "--workspace", str(workspace)],
+                         cwd=REPO, capture_output=True, text=True, timeout=120, check=True).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def chunks_on(records: list[dict], page: int) -> list[dict]:
+    return [c for c in records if c["metadata"]["start_page"] <= page <= c["metadata"]["end_page"]]
+
+
+def make_the_parse_wrong(workspace: Path) -> tuple[str, str, str, str]:
+    """Footer read as text, caption missed; returns (doc_id, footer id, first picture id, the caption)."""
+    doc_id, doc = sample_document(workspace)
+    footer = next(e for e in doc.elements() if e.category is Category.PAGE_FOOTER and e.text.startswith("©")
+                  and any(x.category is Category.PICTURE for x in doc.page(e.page).elements))
+    page = doc.page(footer.page)
+    caption = next(e for e in page.elements if e.category is Category.CAPTION and e.text.startswith("図1"))
+    picture = min((e for e in page.elements if e.category is Category.PICTURE), key=lambda e: e.bbox[0])
+    ws = Workspace(workspace)
+    try:
+        record_events(ws, doc_id, [{"kind": "relabel", "target": footer.id, "category": "text"},
+                                   {"kind": "delete_element", "target": caption.id}], "setup")
+    finally:
+        ws.close()
+    return doc_id, footer.id, picture.id, caption
+
+
+def wait_for_text(page, text: str) -> None:
+    page.get_by_text(text, exact=False).first.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
+
+
+def click_on_page(page, element_bbox, page_width: float) -> None:
+    canvas = page.locator("canvas.upper-canvas").first
+    canvas.scroll_into_view_if_needed()
+    box = canvas.bounding_box()
+    scale = box["width"] / page_width
+    x0, y0, x1, y1 = element_bbox
+    canvas.click(position={"x": (x0 + x1) / 2 * scale, "y": (y0 + y1) / 2 * scale})
+
+
+def choose_option(page, label: str, option: str) -> None:
+    """Pick from a selectbox by typing (long option lists are virtualised: not all are in the DOM)."""
+    page.get_by_label(label, exact=True).click()
+    page.keyboard.type(option)
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def test_reviewer_fixes_footer_draws_caption_links_it_and_chunks_follow(app_server, browser_page):
+    page = browser_page
+    page.goto(app_server.url)
+    page.locator("canvas.dc-background-canvas").first.wait_for(state="visible", timeout=FIRST_VISIT_TIMEOUT_MS)
+    doc_id, footer_id, picture_id, missed_caption = make_the_parse_wrong(app_server.workspace)
+    _, doc = sample_document(app_server.workspace)
+    number = missed_caption.page
+    width = doc.page(number).width
+    before = chunks_on(chunks(app_server.workspace, doc_id), number)
+    assert any(FOOTER_TEXT in c["text"] for c in before), "setup: the footer should be body text now"
+    assert not any(CAPTION_TEXT in c["text"] for c in before), "setup: the caption should be missing"
+
+    # the reviewer opens the document on the figure's page, with their name in the sidebar
+    page.reload()
+    page.locator("canvas.dc-background-canvas").first.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
+    name = page.get_by_placeholder("your name")
+    name.fill(REVIEWER)
+    name.press("Enter")
+    choose_option(page, "Document", f"{SOURCE} · {doc.page_count}p")
+    wait_for_text(page, f"page 1 of {doc.page_count}")
+    jump = page.get_by_label("Page", exact=True)
+    jump.fill(str(number))
+    jump.press("Enter")
+    wait_for_text(page, f"page {number} of {doc.page_count}")
+
+    # 1. relabel the footer that was read as text
+    click_on_page(page, doc.element(footer_id).bbox, width)
+    wait_for_text(page, footer_id)
+    choose_option(page, "Category", f"{Category.PAGE_FOOTER.label_ja} · page_footer")
+    page.get_by_role("button", name="Relabel", exact=True).click()
+    wait_for_text(page, "Relabelled")
+
+    # 2. draw the missed caption; its text comes from the PDF under the box
+    page.get_by_text("Draw a box", exact=True).click()
+    choose_option(page, "Category of new boxes", f"{Category.CAPTION.label_ja} · caption")
+    wait_for_text(page, "to draw a caption box")  # the app has the new category: the canvas is ready
+    canvas = page.locator("canvas.upper-canvas").first
+    canvas.scroll_into_view_if_needed()
+    box = canvas.bounding_box()
+    scale = box["width"] / width
+    x0, y0, x1, y1 = missed_caption.bbox
+    start = (box["x"] + (x0 - 3) * scale, box["y"] + (y0 - 2) * scale)
+    end = (box["x"] + (x1 + 3) * scale, box["y"] + (y1 + 2) * scale)
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move((start[0] + end[0]) / 2, (start[1] + end[1]) / 2, steps=5)
+    page.mouse.move(*end, steps=5)
+    page.mouse.up()
+    wait_for_text(page, CAPTION_TEXT)  # the preview of the text under the box
+    page.get_by_role("button", name="Add 1 box").click()
+    wait_for_text(page, "Added 1 box")
+
+    ws = Workspace(app_server.workspace)
+    try:
+        added = ws.events(doc_id)[-1]
+        assert (added.kind, added.actor, added.payload["category"]) == ("add_element", REVIEWER, "caption")
+        new_caption = corrected_document(ws, doc_id).element(f"{doc_id[:8]}-p{number}-rev{added.event_id}")
+    finally:
+        ws.close()
+    assert new_caption.text.replace("\n", "") == CAPTION_TEXT
+    drawn = (pytest.approx(x0 - 3, abs=1), pytest.approx(y0 - 2, abs=1), pytest.approx(x1 + 3, abs=1),
+             pytest.approx(y1 + 2, abs=1))
+    assert new_caption.bbox == drawn  # canvas pixels landed on the same PDF points
+
+    # 3. link it to the figure on the Links page: click the caption, then the figure
+    page.get_by_role("link", name="Links").click()
+    wait_for_text(page, "Caption or footnote")
+    click_on_page(page, new_caption.bbox, width)
+    wait_for_text(page, "Now attached to")
+    click_on_page(page, doc.element(picture_id).bbox, width)
+    link = page.get_by_role("button", name="Link", exact=True)
+    page.wait_for_function("b => !b.disabled", arg=link.element_handle(), timeout=STEP_TIMEOUT_MS)
+    link.click()
+    wait_for_text(page, "Linked")
+
+    ws = Workspace(app_server.workspace)
+    try:
+        events = ws.events(doc_id)
+        assert [e.kind for e in events] == ["relabel", "delete_element", "relabel", "add_element", "unlink", "link"]
+        assert {e.actor for e in events[2:]} == {REVIEWER}
+        assert events[-1].payload["target"] == picture_id
+    finally:
+        ws.close()
+
+    # the exported chunks follow: footer out of the text and into metadata, caption with its figure
+    after = chunks_on(chunks(app_server.workspace, doc_id), number)
+    assert not any(FOOTER_TEXT in c["text"] for c in after)
+    assert all(FOOTER_TEXT in c["metadata"].get("page_footers", []) for c in after)
+    figure = next(c for c in after if any(r["record_id"] == picture_id for r in c["metadata"]["source_record_refs"]))
+    assert re.search(r"図1\s*経費精算の流れ", figure["text"])
+    assert new_caption.id in [r["record_id"] for r in figure["metadata"]["source_record_refs"]]
+    assert "caption" in figure["metadata"]["source_categories"]
