@@ -608,22 +608,24 @@ def redo_last(ws: Workspace, doc_id: str, actor: str, expected_head: int | None 
 
 
 # ---- describing events (audit, messages) ----------------------------------------------------
-def describe(payload: Mapping[str, Any]) -> str:
+def describe(payload: Mapping[str, Any], name: Callable[[str], str] | None = None) -> str:
+    """One line for people; `name` turns an element id into something readable (its text)."""
+    n = name or (lambda element_id: str(element_id))
     kind = payload.get("kind")
     if kind == "relabel":
-        return f"relabel {payload.get('target')} → {payload.get('category')}"
+        return f"relabel {n(payload.get('target'))} → {payload.get('category')}"
     if kind == "delete_element":
-        return f"delete {payload.get('target')}"
+        return f"delete {n(payload.get('target'))}"
     if kind == "add_element":
         return f"add {payload.get('category')} on page {payload.get('page')} at {payload.get('bbox')}"
     if kind == "move_bbox":
-        return f"move {payload.get('target')} to {payload.get('bbox')}"
+        return f"move {n(payload.get('target'))} to {payload.get('bbox')}"
     if kind == "link":
-        return f"link {payload.get('source')} → {payload.get('target')}"
+        return f"link {n(payload.get('source'))} → {n(payload.get('target'))}"
     if kind == "unlink":
-        return f"unlink {payload.get('source')}" + (f" from {payload['target']}" if payload.get("target") else "")
+        return f"unlink {n(payload.get('source'))}" + (f" from {n(payload['target'])}" if payload.get("target") else "")
     if kind == "set_selection":
-        return f"set {payload.get('target')} {payload.get('state')}"
+        return f"set {n(payload.get('target'))} {payload.get('state')}"
     if kind == "mark_reviewed":
         return f"page {payload.get('page')} {payload.get('status')}"
     if kind == "undo":

@@ -181,6 +181,15 @@ def audit_log(ws: Workspace, doc_id: str) -> list[AuditRow]:
         if e.kind == "undo":
             undone_by[str(e.payload.get("event"))] = e.event_id
     unanchored = {u.event_id for u in view.unanchored}
+    texts = {eid: el.text for d in reversed(docs) for eid, el in d.element_index().items()}
+    for e in events:  # what the reviewer saw, for elements no parse has any more
+        for key, anchor in (e.payload.get("anchor") or {}).items():
+            if isinstance(anchor, dict) and isinstance(e.payload.get(key), str):
+                texts.setdefault(e.payload[key], str(anchor.get("text", "")))
+
+    def name(element_id: str) -> str:
+        text = " ".join(str(texts.get(element_id, "")).split())
+        return f"「{text[:24]}{'…' if len(text) > 24 else ''}」" if text else str(element_id)
     rows = []
     for e in events:
         if e.kind == "undo" or e.event_id in in_effect:
@@ -192,6 +201,6 @@ def audit_log(ws: Workspace, doc_id: str) -> list[AuditRow]:
         if e.kind == "undo":
             undone = next((x for x in events if x.event_id == str(e.payload.get("event"))), None)
             target_page = event_page(undone.payload, docs) if undone else None
-        rows.append(AuditRow(e.event_id, e.at, e.actor, e.kind, target_page, describe(e.payload), status,
+        rows.append(AuditRow(e.event_id, e.at, e.actor, e.kind, target_page, describe(e.payload, name), status,
                              undone_by.get(e.event_id) if status == "undone" else None))
     return rows

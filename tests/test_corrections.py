@@ -396,3 +396,18 @@ def test_confirmed_events_survive_a_kill_9_of_the_writer(stored):
     stored_seqs = {e.seq for e in Workspace(ws.root).events(doc.doc_id)}
     assert set(confirmed) <= stored_seqs
     corrected_document(ws, doc.doc_id)  # the log still replays
+
+
+def test_a_correction_rebuilds_only_the_evidence_of_the_page_it_touches(stored):
+    from core import chunking
+
+    ws, doc = stored
+    chunking.clear_cache()
+    chunking.chunks_for(ws, doc.doc_id)
+    built = chunking.cache_stats()["page_evidence_built"]
+    per_page = built // doc.page_count  # evidence variants the chunker builds for each page
+    body = by_text(doc, "本規程", page=2)
+    record_events(ws, doc.doc_id, [{"kind": "relabel", "target": body.id, "category": "list_item"}], "hanako")
+    after = chunking.chunks_for(ws, doc.doc_id)
+    assert chunking.cache_stats()["page_evidence_built"] - built == per_page  # page 2 only
+    assert any(body.id in [r.record_id for r in c.refs] and Category.LIST_ITEM in c.source_categories for c in after)

@@ -75,3 +75,18 @@ def test_link_queue_flags_unlinked_captions_and_far_captions(stored):
     issues = {(i.kind, i.element_id) for i in link_queue(corrected_document(ws, doc.doc_id))}
     assert ("far_caption", caption.id) in issues
     assert ("uncaptioned", picture(doc).id) not in issues
+
+
+def test_audit_log_says_who_did_what_in_words_and_what_is_still_in_effect(stored):
+    from core.review import audit_log
+
+    ws, doc = stored
+    footer = by_text(doc, "1 / 2")
+    record_events(ws, doc.doc_id, [{"kind": "relabel", "target": footer.id, "category": "page_footer"}], "hanako")
+    record_events(ws, doc.doc_id, [{"kind": "delete_element", "target": picture(doc).id}], "taro")
+    undo_last(ws, doc.doc_id, "taro")
+    rows = audit_log(ws, doc.doc_id)
+    assert [(r.actor, r.kind, r.page, r.status) for r in rows] == [
+        ("hanako", "relabel", 1, "in effect"), ("taro", "delete_element", 1, "undone"), ("taro", "undo", 1, "in effect")]
+    assert rows[0].summary == "relabel 「1 / 2」 → page_footer"
+    assert rows[1].undone_by == rows[2].event_id
