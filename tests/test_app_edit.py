@@ -172,3 +172,20 @@ def test_reviewed_next_after_edits_records_reviewed_and_nothing_else(sample_work
         ("delete_element", None), ("mark_reviewed", "reviewed")]
     at.run()  # the next page's status box must not report a change either
     assert len(ws.events(doc_id)) == 2
+
+
+def test_relabel_all_alike_on_the_page_is_one_action_with_one_undo(sample_workspace):
+    doc_id = doc_id_of(sample_workspace, DOC)
+    ws = Workspace(sample_workspace)
+    page = corrected_document(ws, doc_id).page(4)
+    pictures = [e for e in page.elements if e.category is Category.PICTURE]
+    assert len(pictures) > 1
+    at = inspect_with(sample_workspace, pictures[0].id, page=4)
+    at.checkbox(key=f"rli:edit:all_alike:{pictures[0].id}").check().run()
+    at.selectbox(key=f"rli:edit:category:{pictures[0].id}").set_value(Category.DECORATIVE)
+    at.button(key="rli:edit:relabel").click().run()
+    assert not at.exception
+    relabelled = corrected_document(ws, doc_id).page(4)
+    assert {e.category for e in relabelled.elements if e.id in {p.id for p in pictures}} == {Category.DECORATIVE}
+    at.button(key="rli:edit:undo").click().run()
+    assert all(corrected_document(ws, doc_id).element(p.id).category is Category.PICTURE for p in pictures)

@@ -229,10 +229,16 @@ def selected_element_tools(doc: Document, elements: Sequence[Element], element: 
     picker = f"rli:edit:category:{element.id}"
     label_col.selectbox("Category", categories, index=categories.index(element.category),
                         format_func=category_label, key=picker)
+    alike = [e for e in elements if e.category == element.category and e.id != element.id]
+    all_key = f"rli:edit:all_alike:{element.id}"
+    if alike:
+        st.checkbox(f"Also the {len(alike)} other {element.category.value} element{'s' if len(alike) > 1 else ''} "
+                    "on this page (one action, one undo)", key=all_key)
+    targets = [element] + (alike if st.session_state.get(all_key) else [])
     relabel_col.button("Relabel", key="rli:edit:relabel", type="primary", width="stretch",
-                       on_click=_relabel, args=(doc.doc_id, element, picker))
+                       on_click=_relabel, args=(doc.doc_id, targets, picker))
     delete_col.button("Delete", key="rli:edit:delete", width="stretch",
-                      on_click=_delete, args=(doc, element))
+                      on_click=_delete, args=(doc, targets))
     others = [e for e in elements if e.id != element.id]
     if others:
         merge_col, merge_button_col = st.columns([4.2, 1.2], vertical_alignment="bottom")
@@ -245,17 +251,22 @@ def selected_element_tools(doc: Document, elements: Sequence[Element], element: 
                                 on_click=_merge, args=(doc, element, merge_key))
 
 
-def _relabel(doc_id: str, element: Element, picker: str) -> None:
+def _what(elements: Sequence[Element]) -> str:
+    return element_label(elements[0]) + (f" and {len(elements) - 1} more" if len(elements) > 1 else "")
+
+
+def _relabel(doc_id: str, elements: Sequence[Element], picker: str) -> None:
     category = st.session_state[picker]
-    if category == element.category:
+    changed = [e for e in elements if e.category != category]
+    if not changed:
         _flash(doc_id, "info", f"Already {category.value}.")
         return
-    save(doc_id, [{"kind": "relabel", "target": element.id, "category": category.value}],
-         f"Relabelled {element_label(element)} → {category.value}")
+    save(doc_id, [{"kind": "relabel", "target": e.id, "category": category.value} for e in changed],
+         f"Relabelled {_what(changed)} → {category.value}")
 
 
-def _delete(doc: Document, element: Element) -> None:
-    if save(doc.doc_id, [{"kind": "delete_element", "target": element.id}], f"Deleted {element_label(element)}"):
+def _delete(doc: Document, elements: Sequence[Element]) -> None:
+    if save(doc.doc_id, [{"kind": "delete_element", "target": e.id} for e in elements], f"Deleted {_what(elements)}"):
         _select(doc.doc_id, None)
 
 
@@ -338,7 +349,7 @@ def move_boxes(doc: Document, number: int) -> None:
     st.caption("Turn on the canvas toolbar's edit toggle, then drag a box to move it or pull its corners to "
                "resize it; the text is re-read from the PDF when you save.")
     # boxes wholly off the page (printers' marks some parsers report) cannot be dragged: leave them out
-    labels = {f"#{e.seq + 1} {e.category.value}": e for e in page.elements
+    labels = {f"#{e.seq + 1}": e for e in page.elements  # short chips: long ones hide small boxes
               if e.bbox[2] > 0 and e.bbox[3] > 0 and e.bbox[0] < page.width and e.bbox[1] < page.height}
     initial = {"objects": [
         {**_drawing_object(canvas_box(e.bbox, zoom, label)), "stroke": e.category.colour}
