@@ -363,6 +363,19 @@ SUPERSCRIPT_START = re.compile(r"^[¹²³⁴⁵⁶⁷⁸⁹⁰]+")
 NUMBERED_NOTE = re.compile(r"^(?:※\s*\d+|\*\s*\d+|注\s*\d+)")
 
 
+def _inline(e: Element, page: Page) -> bool:
+    """`e` continues a line of another element (a note reference "＊16した…" cut off by the parser)."""
+    for other in page.elements:
+        if other is e or other.category not in TEXTUAL:
+            continue
+        for box, _ in _lines(other):
+            height = min(box[3] - box[1], e.bbox[3] - e.bbox[1])
+            same_row = min(box[3], e.bbox[3]) - max(box[1], e.bbox[1]) >= 0.5 * height
+            if same_row and -4.0 <= e.bbox[0] - box[2] <= 4.0:
+                return True
+    return False
+
+
 def footnote_marker(doc: Document) -> Document:
     body = body_size(doc)
 
@@ -376,6 +389,11 @@ def footnote_marker(doc: Document) -> Document:
         text = e.text.lstrip()
         marked = bool(FOOTNOTE_START.match(nfkc(text)) or SUPERSCRIPT_START.match(text) or e.attr("sup_start"))
         if not marked:
+            return None
+        marker = FOOTNOTE_START.match(nfkc(text))
+        if marker and not nfkc(text)[marker.end():].strip():
+            return None  # the mark alone ("＊4") is the reference in the body, not the note
+        if _inline(e, page):
             return None
         size = e.attr("size") or body
         small = size <= 0.92 * body

@@ -224,6 +224,8 @@ def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, 
     for bi, block in enumerate(data["blocks"]):
         if block.get("type") == 1:
             box = show(block["bbox"])
+            if not _centre_on_page(box, rect):
+                continue
             ident = f"i{block.get('width')}x{block.get('height')}:{block.get('size')}"
             # identity for "the same image on every page": its pixel size and bytes; an image
             # painted twice at the same place (it happens) is one image
@@ -279,10 +281,14 @@ def _read_vectors(page: pymupdf.Page, show: _Display, rect: pymupdf.Rect) -> Vec
         w, h = box[2] - box[0], box[3] - box[1]
         if w * h > 0.8 * page_area:
             continue  # page background or frame
+        if not _centre_on_page(box, rect):
+            continue  # printer's crop and registration marks outside the trim box
         items = path["items"]
         filled = fill is not None and min(fill) < 0.6
         if len(items) == 1 and items[0][0] == "re" and 4 <= w <= 22 and 4 <= h <= 22 and abs(w - h) <= 0.25 * max(w, h):
-            vec.squares.append((box, filled))
+            # a check box is outlined; a filled square without an outline is a legend swatch or bullet
+            if stroked and not any(abs(box[0] - b[0]) < 1 and abs(box[1] - b[1]) < 1 for b, _ in vec.squares):
+                vec.squares.append((box, filled))
             continue
         if items and all(it[0] == "c" for it in items) and 2 <= w <= 22 and 2 <= h <= 22 and abs(w - h) <= 0.25 * max(w, h):
             rounds.append((box, filled, stroked, index))  # a radio button's ring, or the dot inside it
@@ -324,6 +330,11 @@ def _read_vectors(page: pymupdf.Page, show: _Display, rect: pymupdf.Rect) -> Vec
     else:  # dozens of small circles: a chart's markers, part of a figure
         vec.shapes.extend((r[0], r[3]) for r in rounds)
     return vec
+
+
+def _centre_on_page(box: BBox, rect: pymupdf.Rect) -> bool:
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return 0 <= cx <= rect.width and 0 <= cy <= rect.height
 
 
 def _radio_rings(rounds: list[tuple[BBox, bool, bool, int]]) -> list[tuple[BBox, bool]]:
@@ -722,7 +733,9 @@ def _x_clusters(lines: list[Line]) -> list[list[Line]]:
     one block because their baselines align) are separated."""
     clusters: list[tuple[float, float, list[Line]]] = []
     for ln in sorted(lines, key=lambda ln: ln.bbox[0]):
-        if clusters and ln.bbox[0] < clusters[-1][1] - 1:
+        # fragments of one line (a note mark "＊1" set in its own span) touch; columns leave a gap
+        gap = 0.8 * (ln.bbox[3] - ln.bbox[1])
+        if clusters and ln.bbox[0] < clusters[-1][1] + gap:
             x0, x1, members = clusters[-1]
             clusters[-1] = (x0, max(x1, ln.bbox[2]), members + [ln])
         else:
@@ -796,11 +809,39 @@ def fast_drafts(facts: PageFacts, body: float, largest: float) -> list[Draft]:
     for i, ln in enumerate(facts.lines):
         if i not in taken:
             by_block.setdefault(ln.block, []).append(ln)
-    for block_lines in by_block.values():
-        for seg in _segments(block_lines):
-            drafts.append(_classify_text(seg, body, largest, facts))
-    drafts.extend(_vector_extras(facts, rules, [d.bbox for d in drafts if d.category is Category.TABLE]))
+    segments = [seg for block_lines in by_block.values() for seg in _segments(block_lines)]
+    for seg in _merge_line_fragments(segments):
+        drafts.append(_classify_text(seg, body, largest, facts))
+    drafts.extend(_vector_extras(facts, rules, [d.bbox for d in drafts if d.category is Category.TABLE],
+                                 [d.bbox for d in drafts if d.category is Category.PICTURE]))
     return drafts
+
+
+def _merge_line_fragments(segments: list[list[Line]]) -> list[list[Line]]:
+    """A few characters PyMuPDF put in a block of their own ("＊2等が" after a note reference set
+    in a smaller font) rejoin the line they continue: same row, starting where that line ends."""
+    kept: list[list[Line]] = []
+    fragments: list[list[Line]] = []
+    for seg in segments:
+        is_fragment = len(seg) == 1 and len(seg[0].text.strip()) <= 12
+        (fragments if is_fragment else kept).append(seg)
+    for frag in fragments:
+        ln = frag[0]
+        host = None
+        for seg in kept:
+            for other in seg:
+                height = min(other.bbox[3] - other.bbox[1], ln.bbox[3] - ln.bbox[1])
+                same_row = min(other.bbox[3], ln.bbox[3]) - max(other.bbox[1], ln.bbox[1]) >= 0.5 * height
+                if same_row and -2.0 <= ln.bbox[0] - other.bbox[2] <= 2.0:
+                    host = seg
+                    break
+            if host is not None:
+                break
+        if host is not None:
+            host.append(ln)
+        else:
+            kept.append(frag)
+    return kept
 
 
 def _classify_text(seg: list[Line], body: float, largest: float, facts: PageFacts) -> Draft:
@@ -839,12 +880,16 @@ def _centre_in(box: BBox, region: BBox) -> bool:
     return region[0] <= cx <= region[2] and region[1] <= cy <= region[3]
 
 
-def _vector_extras(facts: PageFacts, rules: Iterable[BBox], occupied: Sequence[BBox]) -> list[Draft]:
-    """Small squares (check-box candidates) and separator rules; refine decides what they are."""
+def _vector_extras(facts: PageFacts, rules: Iterable[BBox], occupied: Sequence[BBox],
+                   figures: Sequence[BBox] = ()) -> list[Draft]:
+    """Small squares (check-box candidates) and separator rules; refine decides what they are.
+    Squares inside a figure are part of the figure (legend keys, icons)."""
     out = []
     for box, filled in facts.vectors.squares:
         if any(w.bbox and overlap_area(box, w.bbox) > 0.5 * area(box) for w in facts.widgets):
             continue  # the widget already reports this box exactly
+        if any(contains(f, box, tolerance=1.0) for f in figures):
+            continue
         out.append(Draft(Category.PICTURE, box, text="", attrs={"kind": "square", "filled": filled}))
     for box in rules:
         if any(contains(o, box, tolerance=2.0) for o in occupied):
@@ -1046,7 +1091,7 @@ def layout_drafts(page: pymupdf.Page, facts: PageFacts, groups: Sequence[ModelBo
                                 attrs={"kind": "image", "image": ident}))
     _, _, rules = analyse_vectors(Vectors(hsegs=facts.vectors.hsegs, vsegs=facts.vectors.vsegs),
                                   facts.width, facts.height)
-    for d in _vector_extras(facts, rules, occupied):
+    for d in _vector_extras(facts, rules, occupied, [d.bbox for d in drafts if d.category is Category.PICTURE]):
         # squares are kept even inside a model box (a check box inside a "table" form region)
         if d.attrs.get("kind") == "square" or not any(
                 overlap_area(d.bbox, o) > 0.5 * max(area(d.bbox), 1.0) for o in occupied):
