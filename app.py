@@ -59,6 +59,9 @@ def reviewer_box() -> None:
 
 navigation = st.navigation(PAGES)
 ensure_sample_documents()
+if "doc" in st.query_params or "page" in st.query_params:
+    state.apply_link(st.query_params)
+    st.query_params.clear()
 document_picker()
 reviewer_box()
 st.sidebar.caption(f"Workspace: `{state.workspace_path()}`")

@@ -61,7 +61,6 @@ def ingest_upload(name: str, data: bytes, engine: str, password: str | None) -> 
 
 
 def upload_section() -> None:
-    st.subheader("Add PDFs")
     limit = max_upload_mb()
     files = st.file_uploader(
         "PDF files", type=["pdf"], accept_multiple_files=True, key="rli:uploader",
@@ -118,7 +117,7 @@ def documents_section() -> None:
         chosen = next((r for r in records if r.doc_id == current), records[0])
         st.caption("Select a row to choose another document.")
     st.markdown(f"**{md_escape(chosen.source)}** · {chosen.page_count} pages · `{chosen.doc_id}`")
-    left, right = st.columns([1, 1])
+    left, right, _ = st.columns([1, 1, 3])
     if left.button("Open in Inspect", key="rli:open", type="primary"):
         open_in_inspect(chosen.doc_id)
     with right.popover("Delete…"):
@@ -129,8 +128,10 @@ def documents_section() -> None:
 
 
 st.title("Documents")
-upload_section()
-st.divider()
-import_section()  # Docling / Azure / Textract imports and the Docling export (ui/import_form.py)
-st.divider()
 documents_section()
+st.divider()
+add_tab, import_tab = st.tabs(["Add PDFs", "Import a parser's output"])
+with add_tab:
+    upload_section()
+with import_tab:
+    import_section()  # Docling / Azure / Textract imports and the Docling export (ui/import_form.py)

@@ -132,3 +132,18 @@ def test_document_text_is_shown_as_text_never_as_markup(sample_workspace):
     assert "\\<b\\>import\\</b\\>\\*\\.json" in caption  # markdown specials escaped in the header
     assert all(hostile not in m.value for m in at.markdown)
     assert "blank page" in texts(at)
+
+
+def test_a_link_with_doc_and_page_opens_that_page_then_leaves_navigation_to_the_reviewer(sample_workspace):
+    from apptest_helpers import app_test
+
+    doc = load(sample_workspace, KEIHI)
+    at = app_test(sample_workspace)
+    at.query_params["doc"] = doc.doc_id
+    at.query_params["page"] = "3"
+    at.run()
+    assert not at.exception
+    assert f"page 3 of {doc.page_count}" in current_page_caption(at)
+    assert not at.query_params  # consumed: the next rerun follows the reviewer, not the link
+    at.button(key="rli:next").click().run()
+    assert f"page 4 of {doc.page_count}" in current_page_caption(at)

@@ -176,13 +176,48 @@ def set_reviewer(name: str) -> None:
     st.session_state[REVIEWER_KEY] = name.strip()
 
 
+# ---- links into the app -------------------------------------------------------------------------
+def apply_link(params) -> None:
+    """Open the document and page a link names: `?doc=<doc_id>&page=<n>` (both optional).
+
+    Used once per run by app.py with `st.query_params`; the parameters are then removed so the
+    reviewer's own navigation is not overridden on the next rerun. Unknown ids and bad numbers are
+    ignored (a stale link opens the app as it was)."""
+    doc_id, page = params.get("doc"), params.get("page")
+    if doc_id and workspace().find_document(str(doc_id)) is not None:
+        select_document(str(doc_id))
+    if page and current_doc_id():
+        try:
+            number = int(str(page))
+        except ValueError:
+            number = 0
+        if number >= 1:
+            st.session_state[_page_key(current_doc_id())] = number  # clamped when the page is read
+
+
+def link_to(doc_id: str, page: int | None = None) -> str:
+    """A relative URL that opens Inspect on this document (and page): for st.markdown links."""
+    return f"./?doc={doc_id}" + (f"&page={int(page)}" if page else "")
+
+
 # ---- review status (Documents list) -------------------------------------------------------------
 def review_status(doc_id: str) -> str:
     """One short word or phrase for the Documents list.
 
     Reviewed pages / pages from the `mark_reviewed` events (core.review); the Documents page only
-    calls this function.
+    calls this function. Cached per document version; a document without events is unreviewed
+    without loading it (the list stays quick with many large documents).
     """
+    from core.review import ReviewProgress
+
+    ws = workspace()
+    if ws.head(doc_id) == 0:
+        return ReviewProgress(ws.document(doc_id).page_count, 0, 0).label
+    return _review_label(view_version(doc_id), ws)
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _review_label(version: tuple, _ws: Workspace) -> str:
     from core.review import review_progress  # reviewed pages / pages, from mark_reviewed events
 
-    return review_progress(workspace(), doc_id).label
+    return review_progress(_ws, version[1]).label
