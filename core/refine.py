@@ -111,6 +111,8 @@ def form_table(doc: Document) -> Document:
     def not_a_table(e: Element, widgets: list[Element]) -> bool:
         if e.category is not C.TABLE or not e.attr("lines"):
             return False
+        if e.attr("vertical"):
+            return True  # columns of vertical writing (tategaki) look like a table to the model
         if any(coverage(w.bbox, e.bbox) >= 0.5 for w in widgets):
             return True
         rows = e.attr("rows")
@@ -131,12 +133,21 @@ def form_table(doc: Document) -> Document:
 
 def _text_blocks(doc_id: str, e: Element, body: float, rule: str) -> list[Element]:
     groups: list[list[tuple[BBox, str, float, int]]] = []
-    for line in sorted(_stored_lines(e), key=lambda ln: (ln[3], ln[0][1], ln[0][0])):
+    vertical = bool(e.attr("vertical"))
+    stored = _stored_lines(e)  # stored in reading order (right to left for vertical writing)
+    if vertical:
+        ordered = sorted(stored, key=lambda ln: ln[3])  # stable: keeps that order within a block
+    else:
+        ordered = sorted(stored, key=lambda ln: (ln[3], ln[0][1], ln[0][0]))
+    for line in ordered:
         if groups and groups[-1][-1][3] == line[3] and abs(groups[-1][-1][2] - line[2]) <= 0.6:
             groups[-1].append(line)
         else:
             groups.append([line])
-    groups.sort(key=lambda g: (round(g[0][0][1] / 3), g[0][0][0]))
+    if vertical:
+        groups.sort(key=lambda g: (-round(max(b[2] for b, _, _, _ in g) / 6), g[0][0][1]))
+    else:
+        groups.sort(key=lambda g: (round(g[0][0][1] / 3), g[0][0][0]))
     out = []
     for n, group in enumerate(groups):
         text = join_lines([t for _, t, _, _ in group])

@@ -345,3 +345,10 @@ def test_a_page_that_crashes_the_layout_model_falls_back_to_the_fast_engine(work
     assert crashed.elements and {e.source for e in crashed.elements} == {"fast"}
     text = "".join(e.text for e in crashed.elements)
     assert text and all(line.strip() in text for line in source[1].get_text().splitlines()[:5] if line.strip())
+
+
+def test_vertical_writing_reads_right_to_left(realdata):
+    doc = fast((realdata / "pdfs" / "ja" / "miyazawa_haru_to_shura_jo_dvipdfmx.pdf").read_bytes())
+    texts = [e.text for e in sorted(doc.page(1).elements, key=lambda e: e.seq)]
+    first, second = texts.index("わたくしといふ現象は"), texts.index("假定された有機交流電燈の")
+    assert texts[0] == "序" and first < second

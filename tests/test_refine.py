@@ -249,6 +249,14 @@ def test_a_table_holding_widgets_is_a_form_and_is_replaced_by_its_text_blocks():
     assert all(e.rules == ("form_table",) for e in out[:2]) and out[2].rules == ()
 
 
+def test_columns_of_vertical_writing_read_as_a_table_become_text_right_to_left():
+    table = Element("d-p1-v", 1, 0, C.TABLE, (100, 60, 700, 300), "", "layout",
+                    attrs=freeze_attrs({"vertical": True, "rows": [["わたくしといふ", "假定された"]], "lines": [
+                        (661, 65, 671, 161, "わたくしといふ現象は", 10, 0), (644, 65, 654, 180, "假定された", 10, 1)]}))
+    out = R.form_table(layout_doc(table)).page(1).elements
+    assert [(e.category, e.text) for e in out] == [(C.TEXT, "わたくしといふ現象は"), (C.TEXT, "假定された")]
+
+
 def test_a_real_table_without_widgets_stays_a_table():
     table = Element("d-p1-t", 1, 0, C.TABLE, (50, 100, 550, 200), "区分 | 上限額", "layout",
                     attrs=freeze_attrs({"rows": [["区分", "上限額"], ["交通費", "実費"]],

@@ -110,7 +110,7 @@ def _font_traits(font: str) -> tuple[bool, bool, bool]:
 
 
 class Line:
-    __slots__ = ("bbox", "text", "size", "bold", "fonts", "mono", "latin", "chars", "sup_start", "block",
+    __slots__ = ("bbox", "text", "size", "bold", "fonts", "mono", "latin", "chars", "sup_start", "block", "vertical",
                  "spans", "glyphs")
 
     def __init__(self, bbox: BBox, spans: list[Span], block: int):
@@ -145,6 +145,7 @@ class Line:
         self.sup_start = bool(first is not None and first is not spans[-1] and len(first.text.strip()) <= 3
                               and (first.flags & SUPERSCRIPT or first.size < self.size * 0.8))
         self.glyphs: tuple[tuple[str, BBox], ...] = ()
+        self.vertical = False
 
 
 @dataclass
@@ -240,6 +241,7 @@ def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, 
             if not spans or not any(s.text.strip() for s in spans):
                 continue
             line = Line(show(raw["bbox"]), spans, bi)
+            line.vertical = abs(raw.get("dir", (1, 0))[1]) > 0.9  # tategaki: the line runs downwards
             if any(ch in SELECTION_GLYPHS for ch in line.text):
                 glyph_spans = True
             lines.append(line)
@@ -460,7 +462,18 @@ class Draft:
     def final_text(self) -> str:
         if self.text is not None:
             return self.text
-        return join_lines([ln.text for ln in sorted(self.lines, key=_line_order)])
+        return join_lines([ln.text for ln in ordered_lines(self.lines)])
+
+
+def is_vertical(lines: Sequence[Line]) -> bool:
+    return bool(lines) and sum(1 for ln in lines if ln.vertical) * 2 > len(lines)
+
+
+def ordered_lines(lines: Sequence[Line]) -> list[Line]:
+    """Reading order of a block's lines: top to bottom, or right to left for vertical writing."""
+    if is_vertical(lines):
+        return sorted(lines, key=lambda ln: (-round(ln.bbox[2] / 3), ln.bbox[1]))
+    return sorted(lines, key=_line_order)
 
 
 def _line_order(line: Line) -> tuple[float, float]:
@@ -492,7 +505,9 @@ def text_attrs(lines: Sequence[Line], keep_lines: bool = False) -> dict[str, Any
     if latin:
         attrs["mono"] = round(mono / latin, 2)
         attrs["latin"] = round(latin / max(chars, 1), 2)
-    ordered = sorted(lines, key=_line_order)
+    ordered = ordered_lines(lines)
+    if is_vertical(ordered):
+        attrs["vertical"] = True
     if ordered[0].sup_start:
         attrs["sup_start"] = True
     glyphs = [(ch, *map(_r1, b)) for ln in ordered for ch, b in ln.glyphs]
@@ -745,6 +760,8 @@ def _x_clusters(lines: list[Line]) -> list[list[Line]]:
 
 def _segments(lines: list[Line]) -> list[list[Line]]:
     """Split a PyMuPDF block where a list item starts, the font changes, or a gap opens."""
+    if is_vertical(lines):
+        return [ordered_lines(lines)]  # vertical writing: the block's columns read right to left
     clusters = _x_clusters(lines)
     if len(clusters) > 1:
         return [seg for cluster in clusters for seg in _segments_of_column(cluster)]
@@ -1251,7 +1268,10 @@ def parse_pdf(
         notice = None
         if fast_pages[i] is not None:
             drafts = fast_pages[i]
-            order = xy_cut_order([d.bbox for d in drafts], facts.width)
+            if is_vertical(facts.lines):  # a tategaki page reads right to left, top to bottom
+                order = sorted(range(len(drafts)), key=lambda j: (-round(drafts[j].bbox[2] / 6), drafts[j].bbox[1]))
+            else:
+                order = xy_cut_order([d.bbox for d in drafts], facts.width)
             ordered = insert_in_order([drafts[j] for j in order], widget_drafts(facts.widgets))
             if engine == "layout":
                 notice = ("the layout model failed on this page (" + crashed[facts.number][:120] +
