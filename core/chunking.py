@@ -22,7 +22,7 @@ from typing import Any, Iterable, Sequence
 
 from core.categories import Category
 from core.evidence import (
-    HEADINGS,
+    HEADINGS, SectionStack,
     ATOMIC, FLOW, GROUP, HEADING, NOTE, REFONLY, TABLE, Block, PageContext, PageEvidence, Piece,
     build_page_evidence, page_contexts,
 )
@@ -115,14 +115,14 @@ class _Assembler:
         self.doc, self.policy = doc, policy
         self.drafts: list[_Draft] = []
         self.cur: _Draft | None = None
-        self.stack: list[tuple[int, str, str]] = []  # (level, title, heading id) of the open sections
+        self.sections = SectionStack()
         self.pending_refs: list[Element] = []
         self.pending_notes: list[Piece] = []
         self.continued = False  # the current section already produced a flow chunk
 
     @property
     def path(self) -> tuple[str, ...]:
-        return tuple(title for _, title, _ in self.stack)
+        return self.sections.path
 
     def run(self, evidence: Sequence[PageEvidence]) -> list[_Draft]:
         for ev in evidence:
@@ -148,17 +148,13 @@ class _Assembler:
         if not (headings_only or small):
             self.flush()
             self.continued = False
-        level = block.level
-        if level is None:  # unnumbered: a sibling of the heading before it, else a chapter
-            level = self.stack[-1][0] if self.stack and self.stack[-1][0] > 0 else 2
-        while self.stack and self.stack[-1][0] >= level:
-            self.stack.pop()
+        ref = block.pieces[0].elements[0].id if block.pieces else f"{block.page}:{block.seq}"
         if block.heading:
-            self.stack.append((level, block.heading, block.pieces[0].elements[0].id if block.pieces else ""))
+            self.sections.open(block.level, block.heading, ref)
         if headings_only:
-            # held headings whose section ended without body text (e.g. 参考文献, its entries kept
+            # held headings whose section closed without body text (e.g. 参考文献, its entries kept
             # as metadata) would mislabel the next section's chunk: drop their words
-            open_ids = {h for _, _, h in self.stack}
+            open_ids = self.sections.ids
             self.cur.pieces = [p for p in self.cur.pieces
                                if not any(e.category in HEADINGS and e.id not in open_ids for e in p.elements)]
             self.cur.section_path = self.path

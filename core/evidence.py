@@ -66,7 +66,7 @@ class Block:
     page: int
     seq: int  # reading position of its first element on the page
     pieces: tuple[Piece, ...] = ()
-    level: int | None = None  # headings: depth in the section tree (None: same as the previous)
+    level: tuple[str, int] | None = None  # headings: numbering style (heading_style; None: unnumbered)
     heading: str = ""  # headings: the title used in section paths
     head: tuple[Piece, ...] = ()  # tables: caption + header row, repeated in every part
     tail: tuple[Piece, ...] = ()  # tables: footnotes, repeated in every part
@@ -324,14 +324,16 @@ _LEVEL_PATTERNS = (
     (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*[部編]"), 1),
     (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*章"), 2),
     # front/back matter sits beside the chapters, not above them
-    (re.compile(r"^(?:目次|はじめに|おわりに|まえがき|あとがき|附則|付則|別表|別紙|参考文献|改定履歴|索引|"
-                r"(?:table of )?contents|appendix|annex|references|bibliography|glossary|index)(?:\s|$|[:：])", re.I), 2),
+    (re.compile(r"^(?:目次|はじめに|おわりに|まえがき|あとがき|附則|付則|別表|別紙|参考文献|改定履歴|索引|用語集|"
+                r"(?:table of )?contents|list of (?:figures|tables)|abstract|executive summary|foreword|preface|"
+                r"acknowledge?ments?|appendix|annex|references|bibliography|glossary|index)(?:\s|$|[:：.])", re.I), 2),
     (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*節"), 3),
     (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*款"), 4),
     (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*条"), 5),
-    (re.compile(r"^\d+\.\d+\.\d+(?!\d)"), 5),
-    (re.compile(r"^\d+\.\d+(?![\d.])"), 4),
-    (re.compile(r"^(?:\d+\.?|[A-Z]\.)(?=\s|[^\d.])"), 3),
+    # 1 / 1. (chapter) > 1.1 > 1.1.1, with or without a closing dot
+    (re.compile(r"^\d+\.\d+\.\d+\.?(?!\d)"), 4),
+    (re.compile(r"^\d+\.\d+\.?(?!\d)"), 3),
+    (re.compile(r"^(?:\d+\.?|[A-Z]\.)(?=\s|[^\d.])"), 2),
     (re.compile(r"^[(（]\s*\d+\s*[)）]"), 6),
     (re.compile(r"^[①-⑳]"), 7),
 )
@@ -339,7 +341,8 @@ _LEVEL_PATTERNS = (
 
 def heading_level(element: Element) -> int | None:
     """Depth in the section tree: attr `level` when the source gave one, else the numbering
-    (第N章 > 第N節 > 第N条, 1 > 1.1 > 1.1.1). None: same depth as the heading before it."""
+    (第N部 1 > 第N章 2 > 第N節 3 > 第N条 5; 1. 2 > 1.1 3 > 1.1.1 4). None: same depth as the
+    heading before it."""
     if element.category is C.TITLE:
         return 0
     level = element.attr("level")
@@ -350,6 +353,107 @@ def heading_level(element: Element) -> int | None:
         if pattern.match(text):
             return depth
     return None
+
+
+# Numbering styles: (scheme, rank). Within a scheme a larger rank is deeper (第N章 above 第N節);
+# schemes with no known order nest in the order the document first uses them.
+Style = tuple[str, int]
+TITLE_STYLE: Style = ("title", 0)
+FRONT_STYLE: Style = ("front", 0)
+_FRONT = re.compile(
+    r"^(?:目次|はじめに|おわりに|まえがき|あとがき|附則|付則|別表|別紙|参考文献|改定履歴|索引|用語集|"
+    r"(?:table of )?contents|list of (?:figures|tables)|abstract|executive summary|foreword|preface|"
+    r"acknowledge?ments?|appendix|annex|references|bibliography|glossary|index)(?:\s|$|[:：.])", re.I)
+_STYLE_PATTERNS: tuple[tuple[re.Pattern[str], Style], ...] = (
+    (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*[部編]"), ("jp", 0)),
+    (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*章"), ("jp", 1)),
+    (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*節"), ("jp", 2)),
+    (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*款"), ("jp", 3)),
+    (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*条"), ("jp", 4)),
+    (re.compile(r"^\d+\.\d+\.\d+\.?(?!\d)"), ("num", 2)),
+    (re.compile(r"^\d+\.\d+\.?(?!\d)"), ("num", 1)),
+    (re.compile(r"^[A-Z]\.\d+\.\d+\.?(?!\d)"), ("alnum", 1)),
+    (re.compile(r"^[A-Z]\.\d+\.?(?!\d)"), ("alnum", 0)),
+    (re.compile(r"^\d+\s*[)）]"), ("rparen", 0)),
+    (re.compile(r"^[(（]\s*\d+\s*[)）]"), ("paren", 0)),
+    (re.compile(r"^[(（]\s*[ア-ンｱ-ﾝ]\s*[)）]"), ("paren_kana", 0)),
+    (re.compile(r"^[①-⑳]"), ("circled", 0)),
+    (re.compile(r"^(?:[IVX]+)\.(?=\s)"), ("roman", 0)),
+    (re.compile(r"^[A-Z]\.(?=\s|[^\d.])"), ("alpha", 0)),
+    (re.compile(r"^[ア-ン](?=[\s　])"), ("kana", 0)),
+    (re.compile(r"^\d+\.?(?=\s|[^\d.,%])"), ("num", 0)),
+)
+_CHAPTER_SCHEMES = ("jp", "num", "level")  # a heading of these closes front matter (目次, Contents)
+
+
+def heading_style(element: Element) -> Style | None:
+    """How a heading is numbered; None when it is not (then it is a sibling of the heading before)."""
+    if element.category is C.TITLE:
+        return TITLE_STYLE
+    level = element.attr("level")
+    if isinstance(level, int) and not isinstance(level, bool):
+        return ("level", level)
+    text = normalise(element.text)
+    if _FRONT.match(text):
+        return FRONT_STYLE
+    for pattern, style in _STYLE_PATTERNS:
+        if pattern.match(text):
+            return style
+    return None
+
+
+class SectionStack:
+    """The open sections while reading headings in order; `path` is the current section path.
+
+    A heading closes the open section of its own style and everything under it (第2条 closes 第1条),
+    and a heading outranking one of the same scheme closes that one (第2章 closes 第1条). Any other
+    style opens a deeper section. Front matter (目次, Contents, 参考文献) sits beside the chapters:
+    it closes everything but the title, and the next chapter-level heading closes it."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[Style, str, str]] = []  # (style, title, heading element id)
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        return tuple(title for _, title, _ in self.entries)
+
+    @property
+    def ids(self) -> set[str]:
+        return {ref for _, _, ref in self.entries}
+
+    def open(self, style: Style | None, title: str, ref: str = "") -> list[str]:
+        """Open a section; returns the ids of the headings whose sections it closed."""
+        before = [ref_ for _, _, ref_ in self.entries]
+        if style is None:
+            top = self.entries[-1][0] if self.entries else None
+            style = top if top not in (None, TITLE_STYLE) else ("plain", 0)
+        if style == TITLE_STYLE:
+            cut = 0
+        elif style == FRONT_STYLE:
+            cut = next((i for i, e in enumerate(self.entries) if e[0] != TITLE_STYLE), len(self.entries))
+        else:
+            cut = next((i for i, e in enumerate(self.entries) if e[0] == style), None)
+            if cut is None:
+                cut = next((i for i, e in enumerate(self.entries) if e[0][0] == style[0] and e[0][1] > style[1]), None)
+            if cut is None and style[0] in _CHAPTER_SCHEMES:
+                cut = next((i for i, e in enumerate(self.entries) if e[0] == FRONT_STYLE), None)
+            if cut is None:
+                cut = len(self.entries)
+        del self.entries[cut:]
+        self.entries.append((style, title, ref))
+        return [r for r in before if r not in self.ids]
+
+
+def section_paths(doc: Document) -> dict[str, tuple[str, ...]]:
+    """Element id → the section path the chunker gives it (for modules that label their own
+    chunks, e.g. form chunks, so paths agree)."""
+    stack = SectionStack()
+    out: dict[str, tuple[str, ...]] = {}
+    for e in doc.elements():
+        if e.category in HEADINGS and e.text.strip():
+            stack.open(heading_style(e), " ".join(e.text.split()), e.id)
+        out[e.id] = stack.path
+    return out
 
 
 # ---- the page evidence builder ------------------------------------------------------------------
@@ -540,7 +644,7 @@ class _PageBuilder:
         if e.category in HEADINGS:
             in_text = action in TEXT_PRODUCING and e.text.strip()
             pieces = self._with_glue(e, [Piece(e.text.strip(), (e,))]) if in_text else ()
-            return Block(HEADING, e.page, e.seq, tuple(pieces), level=heading_level(e),
+            return Block(HEADING, e.page, e.seq, tuple(pieces), level=heading_style(e),
                          heading=" ".join(e.text.split()), side=side)
         if e.category in FORM_CATEGORIES:
             action = Action.CHUNK  # core.forms did not take them: plain text, so nothing is lost
@@ -781,23 +885,19 @@ def _title_key(title: str) -> str:
 
 
 def _heading_spans(doc: Document) -> dict[str, tuple[int, ...]]:
-    """Each heading's title → the pages from it to the next heading of the same or higher level."""
+    """Each heading's title → the pages from it to the heading that closes its section."""
     headings = [e for e in doc.elements() if e.category in HEADINGS and e.text.strip()]
-    levels: list[int] = []
-    prev = 1
+    stack = SectionStack()
+    start = {}
+    end: dict[str, int] = {}
     for h in headings:
-        level = heading_level(h)
-        prev = prev if level is None else level
-        levels.append(prev)
+        for closed in stack.open(heading_style(h), " ".join(h.text.split()), h.id):
+            end[closed] = h.page
+        start[h.id] = h
     out: dict[str, tuple[int, ...]] = {}
-    for i, h in enumerate(headings):
-        end = doc.page_count
-        for j in range(i + 1, len(headings)):
-            if levels[j] <= levels[i]:
-                end = headings[j].page
-                break
-        title = normalise(h.text)
-        out.setdefault(title, tuple(range(h.page, max(h.page, end) + 1)))
+    for h in headings:
+        last = max(h.page, end.get(h.id, doc.page_count))
+        out.setdefault(normalise(h.text), tuple(range(h.page, last + 1)))
     return out
 
 

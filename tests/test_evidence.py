@@ -6,7 +6,7 @@ from core.categories import Category
 from core.chunking import document_evidence
 from core.evidence import (
     footnote_marker, furniture_kind, guess_code_language, heading_level, index_entries, normalise_formula,
-    section_page_map, split_sentences, summarise,
+    section_page_map, section_paths, split_sentences, summarise,
 )
 from core.policy import DEFAULT
 from chunk_fixtures import doc, el, truth_document
@@ -162,9 +162,33 @@ def test_code_language_is_guessed(code, language):
 
 def test_heading_levels_follow_japanese_and_dotted_numbering():
     levels = [heading_level(el(1, i, "section_header", (0, 0, 1, 1), t)) for i, t in enumerate(
-        ["第1章 総則", "第1節 目的", "第3条（定義）", "1.2 範囲", "2 概要", "目次", "その他"])]
-    assert levels == [2, 3, 5, 4, 3, 2, None]
+        ["第1章 総則", "第1節 目的", "第3条（定義）", "1.2 範囲", "2 概要", "目次", "その他", "4.6. Challenges",
+         "2.1.2. Components", "List of Figures", "1. Introduction"])]
+    assert levels == [2, 3, 5, 3, 2, 2, None, 3, 4, 2, 2]
     assert heading_level(el(1, 0, "title", (0, 0, 1, 1), "規程")) == 0
+
+
+@pytest.mark.parametrize("headings, expected_last", [
+    # a regulation: front matter beside the chapters, articles under chapters
+    (["規程", "目次", "第1章 総則", "第1条（目的）", "第2条（定義）", "第2章 交通費", "第4条（支給）"],
+     ("規程", "第2章 交通費", "第4条（支給）")),
+    # a white paper: 節 then circled-number subsections read as "1", then ア, then （ア）
+    (["第4章 課題", "第1 節 AIの進化", "1 生成AIの課題", "ア 概要", "（ア）欧州", "（イ）米国", "2 著作権"],
+     ("第4章 課題", "第1 節 AIの進化", "2 著作権")),
+    # a report: dotted numbering, front matter before it, an appendix after it
+    (["NIST SP", "Table of Contents", "List of Figures", "1. Introduction", "2. Architecture",
+      "2.1. Components", "2.1.2. Storage", "4. Posture", "4.6. Challenges"],
+     ("NIST SP", "4. Posture", "4.6. Challenges")),
+    (["NIST SP", "5. Conclusions", "References", "Appendix A. Variants", "A.1. Diskless"],
+     ("NIST SP", "Appendix A. Variants", "A.1. Diskless")),
+    # unnumbered headings are siblings of the heading before them
+    (["Title", "1. Scope", "Background", "Motivation"], ("Title", "Motivation")),
+])
+def test_section_paths_follow_each_documents_numbering(headings, expected_last):
+    elements = [el(1, i, "title" if i == 0 else "section_header", (60, 20 * i, 300, 20 * i + 15), t)
+                for i, t in enumerate(headings)]
+    paths = section_paths(doc([elements]))
+    assert paths[elements[-1].id] == expected_last
 
 
 def test_sentences_end_at_sentence_marks_but_not_inside_brackets_or_numbers():
