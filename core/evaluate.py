@@ -365,7 +365,7 @@ class EvaluationReport:
         return {"results": self.rows(), "per_question": self.per_question()}
 
 
-def evaluate_workspace(ws, items: Sequence[GoldItem], policies: Sequence[str], retrievers: Sequence[str],
+def evaluate_workspace(ws, items: Sequence[GoldItem], policies: Sequence[Any], retrievers: Sequence[str],
                        config: EvalConfig = EvalConfig(), corpus_doc_ids: Sequence[str] | None = None,
                        progress: Progress | None = None) -> EvaluationReport:
     """Every policy × retriever on the same gold set; the corpus is the gold set's documents
@@ -389,8 +389,8 @@ def evaluate_workspace(ws, items: Sequence[GoldItem], policies: Sequence[str], r
     done = 0
     results: list[QuestionResult] = []
     counts: dict[str, int] = {}
-    for policy_name, policy in zip(policies, loaded):
-        label = _policy_label(policy_name, policy)
+    labels = _unique_labels([_policy_label(name, policy) for name, policy in zip(policies, loaded)])
+    for label, policy in zip(labels, loaded):
         chunks: list[Chunk] = []
         for doc_id in doc_ids:
             if progress:
@@ -408,9 +408,19 @@ def evaluate_workspace(ws, items: Sequence[GoldItem], policies: Sequence[str], r
     return EvaluationReport(tuple(results), config, counts, sum(q.skipped for q in questions))
 
 
-def _policy_label(name: str, policy: Any) -> str:
+def _policy_label(name: Any, policy: Any) -> str:
     label = getattr(policy, "name", None)
-    return str(label) if label else name
+    return str(label) if label else str(name)
+
+
+def _unique_labels(labels: Sequence[str]) -> list[str]:
+    """Two policies with one name (a TOML copy of the default) must not be averaged together."""
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label} #{seen[label]}")
+    return out
 
 
 # ---- command line ---------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from core.gold import GoldItem, all_tags, anchor_items, load_items, parse_gold_j
 from core.policy import load_policy, policy_from_mapping
 from core.render import Box
 from core.retrieval import RETRIEVERS, RetrieverOptions
+from core.tokenize import TokenizerSpec
 from ui import state
 from ui.page_view import page_view
 from ui.text import md_escape, shorten
@@ -93,14 +94,18 @@ def settings() -> tuple[list, list[str], EvalConfig] | None:
         ks = st.multiselect("k", K_CHOICES, default=[1, 3, 5, 10], key="rli:eval:k")
         budgets = st.multiselect("Context budgets (characters)", BUDGET_CHOICES, default=[500, 1000, 2000, 4000],
                                  key="rli:eval:budgets")
+        tokenizer = st.selectbox("BM25 tokenizer", ["sudachi-B", "sudachi-A", "sudachi-C", "bigram"],
+                                 key="rli:eval:tokenizer",
+                                 help="Sudachi split mode A is finest, C keeps compounds whole; bigram needs no dictionary.")
         scope = st.radio("Scope", ["corpus", "routed"], horizontal=True, key="rli:eval:scope",
                          format_func={"corpus": "one index over all documents",
                                       "routed": "one per document, question routed to its own"}.__getitem__)
     if not policies or not retrievers or not ks or not budgets:
         st.caption("Pick at least one policy, retriever, k and budget.")
         return None
-    config = EvalConfig(ks=tuple(sorted(ks)), budgets=tuple(sorted(budgets)), scope=scope,
-                        options=RetrieverOptions(dense_model_path=dense_path or None))
+    kind, _, mode = tokenizer.partition("-")
+    options = RetrieverOptions(tokenizer=TokenizerSpec(kind=kind, mode=mode or "B"), dense_model_path=dense_path or None)
+    config = EvalConfig(ks=tuple(sorted(ks)), budgets=tuple(sorted(budgets)), scope=scope, options=options)
     return policies, retrievers, config
 
 

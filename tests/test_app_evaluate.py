@@ -80,3 +80,12 @@ def test_dense_without_a_model_folder_is_explained_not_downloaded(gold_workspace
     at.button(key="rli:eval:run_button").click().run()
     assert not at.exception
     assert "Nothing is downloaded" in texts(at)
+
+
+def test_the_bm25_tokenizer_can_be_switched_to_bigrams(gold_workspace):
+    at = open_page("pages/evaluate.py", gold_workspace)
+    at.multiselect(key="rli:eval:policies").set_value(["default"]).run()
+    at.selectbox(key="rli:eval:tokenizer").select("bigram").run()
+    at.button(key="rli:eval:run_button").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.dataframe[0].value["n"].iloc[0] >= 25

@@ -216,3 +216,10 @@ def test_a_check_box_glyph_is_not_text_the_budget_looks_for():
     form = chunk("f", "状態: 会議費 は 選択されていない", ["mark"])
     q = Question("q", "?", "d", (unit("mark", "☐", category="selection_mark"),))
     assert score_question(q, ranked(form), [form], (1,), (100, 5)).budget == {100: 1.0, 5: 0.0}
+
+
+def test_two_policies_with_the_same_name_are_reported_separately(sample_workspace, capsys):
+    toml = Path(__file__).resolve().parents[1] / "policies" / "default.toml"
+    out = run_json(capsys, "evaluate", "--workspace", str(sample_workspace), "--gold", str(GOLD),
+                   "--policy", "default", "--policy", str(toml), "--json")
+    assert {r["policy"] for r in out["results"]} == {"default", "default #2"}
