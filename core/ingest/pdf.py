@@ -798,6 +798,10 @@ def fast_drafts(facts: PageFacts, body: float, largest: float) -> list[Draft]:
     regions += [(b, "image", None) for b, _ in facts.images if area(b) >= 0.25 * 72 * 72]
     keep_regions = []
     for box, kind, region in regions:
+        if kind == "image":
+            # text over an image is set on it (a slide's title band, a label on a photo): it stays text
+            keep_regions.append((box, kind, region, []))
+            continue
         inside = [i for i, ln in enumerate(facts.lines) if i not in taken and _centre_in(ln.bbox, box)]
         if kind == "figure":
             text_area = sum(area(facts.lines[i].bbox) for i in inside)
@@ -868,8 +872,11 @@ def _classify_text(seg: list[Line], body: float, largest: float, facts: PageFact
     text = join_lines([ln.text for ln in seg])
     short = len(text) <= 80 and len(seg) <= 2 and not text.rstrip().endswith(("。", "."))
     category = Category.TEXT
-    if LIST_MARKER.match(seg[0].text):
+    marker = LIST_MARKER.match(seg[0].text)
+    if marker:
         category = Category.LIST_ITEM
+        if not any(ch.isdigit() for ch in marker.group()) or len(seg) > 1:
+            return Draft(category, box, list(seg), attrs=attrs)  # a bulleted item is never a heading
     if short and size >= 1.6 * body and size >= largest - 0.5 and box[1] < 0.5 * facts.height:
         category = Category.TITLE
     elif short and (size >= 1.15 * body or (attrs["bold"] and size >= body - 0.5 and len(seg) == 1)
