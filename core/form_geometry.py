@@ -43,7 +43,7 @@ _MARK_AT = re.compile(r"(?:(?<=^)|(?<=[\s(（\[［:：、,]))([☐□☑☒■�
 TEXT_CATEGORIES = (C.TEXT, C.LIST_ITEM, C.FORM_FIELD, C.TABLE, C.CAPTION, C.SECTION_HEADER, C.TITLE,
                    C.FOOTNOTE, C.DOCUMENT_INDEX, C.REFERENCE, C.PICTURE)  # a form region read as a figure
 # categories whose units can be a key (a heading or a footnote is not a field label)
-KEY_CATEGORIES = (C.TEXT, C.LIST_ITEM, C.FORM_FIELD, C.TABLE, C.CAPTION)
+KEY_CATEGORIES = (C.TEXT, C.LIST_ITEM, C.FORM_FIELD, C.TABLE)
 LOOSE_KEY_CATEGORIES = (C.TEXT, C.LIST_ITEM, C.FORM_FIELD)
 MAX_KEY_CHARS = 40
 LONG_KEY_CHARS = 110  # ×1.6 for Latin text: a US form's "Number, street, and room or suite no. (If …)"
@@ -542,6 +542,49 @@ def _key_like(u: Unit, form_page: bool = True, max_chars: int = MAX_KEY_CHARS) -
     return True
 
 
+def _bullet(mark: Unit, label: Unit) -> bool:
+    """A drawn ring or dot (not a square box) whose label on the right is a whole sentence."""
+    if mark.source == "widget" or label.bbox[0] < (mark.bbox[0] + mark.bbox[2]) / 2:
+        return False
+    text = strip_mark_glyphs(label.text).strip()
+    latin = not any(0x3000 <= ord(ch) <= 0x9FFF for ch in text)
+    sentence = text.endswith(("。", "．")) or len(text) > (200 if latin else 40)
+    return sentence and (mark.round or mark.text.strip() in ("●", "○", "◯", "") or len(label.rows) > 1)
+
+
+def _data_table(table: Element, page: Page, form_page: bool) -> bool:
+    """A printed table (a caption names it, or it has more columns than a key|value grid on a page
+    with no other form signal) is data: its cells are not keys and values."""
+    caption = any(e.category is C.CAPTION and e.text.strip()[:1] in ("表", "T", "t")
+                  and (abs(e.bbox[3] - table.bbox[1]) <= 30 or abs(e.bbox[1] - table.bbox[3]) <= 30)
+                  and e.bbox[0] < table.bbox[2] and e.bbox[2] > table.bbox[0] for e in page.elements)
+    columns = int(table.attr("n_cols") or 0)
+    return caption or (columns > 2 and not form_page)
+
+
+def form_signal(page: Page, units: Sequence[Unit]) -> bool:
+    """Strong evidence that a page is a form: a check box with a short label of its own (not a
+    bullet before a sentence), or three short labels ending in a colon."""
+    texts = [u for u in units if u.kind == "text"]
+    colon_keys = sum(1 for u in texts if _COLON_END.search(u.text) and len(u.text.strip()) <= 40
+                     and _key_like(u, False))  # "2019年3月:" in a timeline is a date, not a label
+    if colon_keys >= 3:
+        return True
+    labels = label_candidates(texts)
+    marks = [u for u in units if u.kind == "mark" and u.source != "widget"]
+    boxes = [m.bbox for m in marks]
+    fillers = fillers_of(texts)
+    for m in marks:
+        label = mark_label(m.bbox, labels, set(), boxes, fillers)
+        if label is None or _bullet(m, label):
+            continue
+        text = strip_mark_glyphs(label.text).strip()
+        latin = not any(0x3000 <= ord(ch) <= 0x9FFF for ch in text)
+        if len(text) <= (40 if latin else 16):
+            return True
+    return False
+
+
 def page_looks_like_form(units: Sequence[Unit], rulings: Rulings, boxes: Sequence[Unit]) -> bool:
     colon_keys = sum(1 for u in units if u.kind == "text" and _COLON_END.search(u.text) and len(u.text) <= 40)
     marks = sum(1 for u in units if u.kind == "mark")
@@ -568,9 +611,12 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     labelled: list[tuple[Unit, Unit | None]] = []
     for m in sorted(marks, key=lambda m: (round(m.bbox[1] / 4), m.bbox[0])):
         label = mark_label(m.bbox, labels, used, mark_boxes, fillers)
+        if label is not None and _bullet(m, label):
+            continue  # a ring or dot in front of a sentence is a bullet, not a check box
         if label is not None:
             used.add(label.id)
         labelled.append((m, label))
+    marks = [m for m, _ in labelled]
     groups = _mark_groups(labelled, texts, used, rulings)
     for m, label in labelled:
         pairs.append(Pair("mark", label, m, 0.9 if label else 0.5, group=groups.get(m.id)))
@@ -587,7 +633,11 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
 
     # 2. key/value pairs; the looser rules (text beside or below a key) only on a page that looks
     # like a form, so a report's two-column prose is not read as pairs
-    form_page = page_looks_like_form(free, rulings, boxes)
+    tables = [e for e in page.elements if e.category is C.TABLE]
+    loose_boxes = [b for b in boxes if not any(contains(t.bbox, b.bbox, 2.0) for t in tables)]
+    form_page = page_looks_like_form([u for u in free if u.kind != "mark"] + marks, rulings, loose_boxes)
+    data_tables = {t.id for t in tables if _data_table(t, page, form_page)}
+    texts = [u for u in texts if u.element_id not in data_tables]
     value_used: set[str] = set()
     ordered = sorted((u for u in texts if u.id not in used), key=lambda u: (round(u.bbox[1] / 4), u.bbox[0]))
     for key in ordered:

@@ -163,7 +163,7 @@ def infer_value_type(value: str) -> str:
 
 def clean_label(text: str) -> str:
     """A label as a key: check glyphs, dot leaders, trailing colons and stray spaces removed."""
-    text = fg.strip_mark_glyphs(text)
+    text = "".join(ch for ch in fg.strip_mark_glyphs(text) if ch.isprintable() or ch == " ")
     text = re.sub(r"[\s▶►]+$", "", text)
     text = re.sub(r"(?:\s*[.．・…‥]){3,}\s*$", "", text)  # dot leaders to a box: "check here . . . . ▶"
     text = re.sub(r"[\s▶►]+$", "", text)
@@ -190,11 +190,15 @@ def machine_fields(doc: Document, rules: RedactionRules = DEFAULT_RULES) -> tupl
     """Fields before any reviewer event: widgets, then imported pairs, then geometry."""
     sections = fg.section_paths(doc)
     out: list[FormField] = []
+    units_of = {page.number: fg.page_units(doc, page) for page in doc.pages}
+    # geometry only reads a document that shows itself a form somewhere (a labelled check box, or
+    # "氏名：" style labels): boxes, rules and tables in a report or a slide deck are not fields
+    is_form = any(fg.form_signal(page, units_of[page.number]) for page in doc.pages)
     for page in doc.pages:
-        units = fg.page_units(doc, page)
+        units = units_of[page.number]
         page_fields = widget_fields(doc, page, units)
         page_fields += import_fields(doc, page, units)
-        if not any(e.source == "widget" for e in page.elements):
+        if is_form and not any(e.source == "widget" for e in page.elements):
             taken = {ref for f in page_fields for ref in (f.key_ref, f.value_ref) if ref}
             page_fields += geometry_fields(doc, page, units, taken)
         out.extend(page_fields)

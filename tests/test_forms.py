@@ -474,3 +474,40 @@ def test_table_edits_turn_into_only_the_events_that_changed(acro):
     assert forms.edit_events(doc, fields, name, key_element=label.id) == [
         {"kind": "pair", "key": label.id, "value": name.value_ref}]
     assert forms.field_status(name) == "redacted" and forms.field_status(by_key(fields, "承認日")) == "empty"
+
+
+@pytest.mark.parametrize("relative", ["pdfs/ja/kyokuyo_kessan_tanshin_H26_p15_twotables.pdf",
+                                      "pdfs/spreads_landscape/mitsubishi_electric_ar2021_p62-63_spread.pdf"])
+def test_ruled_financial_tables_are_not_read_as_form_fields(relative, tmp_path):
+    from core.store import Workspace
+
+    path = ROOT.parent / "shared" / "realdata" / relative
+    if not path.exists():
+        pytest.skip(f"{path} is absent: the real third-party files are not part of the repository")
+    ws = Workspace(tmp_path / "ws")
+    record = ingest_path(ws, path, engine="fast").record
+    assert extract_fields(corrected_document(ws, record.doc_id)) == ()
+
+
+def test_the_sample_regulation_has_no_form_fields(tmp_path):
+    from core.store import Workspace
+
+    path = ROOT / "sample_docs" / "keihi_seisan_kitei.pdf"
+    if not path.exists():
+        pytest.skip("sample_docs missing: run python sample_docs/generate.py")
+    ws = Workspace(tmp_path / "ws")
+    record = ingest_path(ws, path, engine="fast").record
+    assert extract_fields(corrected_document(ws, record.doc_id)) == ()
+
+
+def test_dates_with_colons_in_a_timeline_do_not_make_a_page_a_form():
+    from core import form_geometry as fg
+
+    lines = [Element(f"t{i}", 1, i, Category.TEXT, (60, 100 + 20 * i, 140, 112 + 20 * i), f"20{17 + i}年{i + 1}月:",
+                     "fast") for i in range(4)]
+    page = Page(1, 595, 842, elements=tuple(lines))
+    doc = Document("0123456789abcdef", "x.pdf", "0" * 64, "fast", (page,))
+    assert not fg.form_signal(page, fg.page_units(doc, page))
+    labels = [replace(e, text=t) for e, t in zip(lines, ("氏名:", "住所:", "電話:", "備考:"))]
+    page = Page(1, 595, 842, elements=tuple(labels))
+    assert fg.form_signal(page, fg.page_units(replace(doc, pages=(page,)), page))
