@@ -535,11 +535,11 @@ def _key_like(u: Unit, form_page: bool = True, max_chars: int = MAX_KEY_CHARS) -
     latin = not any(0x3000 <= ord(ch) <= 0x9FFF or 0xFF00 <= ord(ch) <= 0xFFEF for ch in text)
     if len(text) > max_chars * (1.6 if latin else 1) or "\n" in text.strip():
         return False
+    if _NUMBERISH.match(_COLON_END.sub("", text)):
+        return False  # "2019年3月:" or "23,800" is a value or a date, not a label
     if _COLON_END.search(text):
         return True
-    if _SENTENCE_END.search(text) or _NUMBERISH.match(text):
-        return False
-    return True
+    return not _SENTENCE_END.search(text)
 
 
 def _bullet(mark: Unit, label: Unit) -> bool:
