@@ -393,9 +393,12 @@ def render_page_image(pdf_path: str | Path | None, page: Page | int, zoom: float
     page with a notice, so overlays still show where the parser put things.
     """
     zoom = _check_zoom(zoom)
-    number = page.number if isinstance(page, Page) else int(page)
+    # Duck-typed rather than isinstance: a dev server that reloads core.model after an edit would
+    # otherwise refuse Pages made by the previous class object.
+    is_page = hasattr(page, "number") and hasattr(page, "width")
+    number = page.number if is_page else int(page)
     if pdf_path is None:
-        if not isinstance(page, Page):
+        if not is_page:
             raise ValueError("a document without a PDF needs its Page (for the size) to draw a blank page")
         key: tuple = ("blank", page.width, page.height, zoom)
     else:
@@ -448,6 +451,7 @@ def page_image_bytes(pdf_path: str | Path | None, page: Page, zoom: float, fmt: 
 
 # ---- the same boxes, drawn by the browser ------------------------------------------------------
 LABEL_HEIGHT_PX = 14  # a chip of LABEL_FONT_SIZE text with its padding
+LABEL_CHAR_PX = 6.5  # width of one label character (labels are ASCII category names and numbers)
 
 
 def _rgba(colour: str, alpha: int) -> str:
@@ -467,9 +471,11 @@ def fabric_drawing(
     lines: Iterable[Line | Sequence[Any]] = (),
     *,
     zoom: float,
+    size: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
     """Boxes and lines as Fabric.js objects in canvas pixels at `zoom` (an `initial_drawing` for
-    streamlit-drawable-canvas), looking like `draw_boxes` draws them.
+    streamlit-drawable-canvas), looking like `draw_boxes` draws them. With the canvas `size`, label
+    chips of boxes at (or past) the page edge are pulled inside so they stay readable.
 
     Drawing in the browser keeps a page view's server cost to the bare page image, encoded once:
     selecting an element or toggling a category only changes this small JSON.
@@ -488,8 +494,13 @@ def fabric_drawing(
         shapes.append(_inert(rect))
         if box.label:
             top = y0 - LABEL_HEIGHT_PX if y0 >= LABEL_HEIGHT_PX else y0
+            left = x0
+            if size is not None:
+                chip_width = LABEL_CHAR_PX * (len(box.label) + 2)
+                left = max(0.0, min(x0, size[0] - chip_width))
+                top = max(0.0, min(top, size[1] - LABEL_HEIGHT_PX))
             text = "#000000" if _text_colour_on(_rgb(box.colour)) == (0, 0, 0) else "#ffffff"
-            labels.append(_inert({"type": "Text", "left": x0, "top": top, "text": f" {box.label} ",
+            labels.append(_inert({"type": "Text", "left": left, "top": top, "text": f" {box.label} ",
                                   "fontSize": LABEL_FONT_SIZE, "fontFamily": "sans-serif", "fill": text,
                                   "backgroundColor": box.colour}))
     for raw in lines:

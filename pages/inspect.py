@@ -80,9 +80,9 @@ def navigation_bar(doc: Document, number: int) -> None:
     )
     next_col.button("Next ▶", key="rli:next", disabled=number >= doc.page_count, width="stretch",
                     on_click=state.set_page, args=(number + 1, doc))
-    zoom_key = widget_synced_to("rli:zoom_widget", state.zoom())
+    zoom_key = widget_synced_to("rli:zoom_widget", state.zoom_setting())
     zoom_col.select_slider(
-        "Zoom", options=state.ZOOMS, key=zoom_key, format_func=lambda z: f"{round(z * 100)}%",
+        "Zoom", options=state.ZOOM_CHOICES, key=zoom_key, format_func=state.zoom_label,
         on_change=lambda: state.set_zoom(st.session_state[zoom_key]),
     )
     order_key = widget_synced_to("rli:order_widget", bool(st.session_state.get(ORDER_KEY, False)))
@@ -201,7 +201,7 @@ def inspect_page(doc: Document) -> None:
 
     page_col, side_col = st.columns([7, 3], gap="medium")
     with page_col:
-        click = page_view(doc, number, zoom=state.zoom(), key="inspect", visible=visible,
+        click = page_view(doc, number, zoom=state.zoom(page), key="inspect", visible=visible,
                           selected=selected, show_order=show_order)
     if click is not None and click.element_id != selected:
         choose_element(click.element_id, doc)

@@ -147,3 +147,14 @@ def test_a_link_with_doc_and_page_opens_that_page_then_leaves_navigation_to_the_
     assert not at.query_params  # consumed: the next rerun follows the reviewer, not the link
     at.button(key="rli:next").click().run()
     assert f"page 4 of {doc.page_count}" in current_page_caption(at)
+
+
+def test_fit_width_is_the_default_zoom_and_picks_a_smaller_zoom_for_wider_pages(sample_workspace):
+    at = open_page(INSPECT, sample_workspace, doc=KEIHI)
+    assert at.select_slider(key="rli:zoom_widget").value == "fit"
+    import ui.state as ui_state
+
+    a4, a3_spread = ui_state.fit_zoom(595), ui_state.fit_zoom(1190)
+    assert a4 in ui_state.ZOOMS and a3_spread in ui_state.ZOOMS
+    assert 595 * a4 <= ui_state.FIT_WIDTH_PX and 1190 * a3_spread <= ui_state.FIT_WIDTH_PX
+    assert a3_spread < a4

@@ -188,6 +188,15 @@ def test_browser_drawing_places_boxes_at_the_same_pixels_as_the_server_drawing()
     assert any(o["type"] == "Polygon" for o in drawing["objects"])  # the arrow head
 
 
+def test_browser_labels_of_boxes_at_the_page_edge_stay_on_the_canvas():
+    off_left = element(0, Category.SELECTION_MARK, (-20, 5, -5, 20))
+    at_right = element(1, Category.PAGE_HEADER, (580, 100, 595, 120))
+    drawing = fabric_drawing(overlay_boxes([off_left, at_right]), zoom=1.0, size=(595, 842))
+    labels = [o for o in drawing["objects"] if o["type"] == "Text"]
+    assert all(0 <= o["left"] and o["left"] + 6.5 * len(o["text"]) <= 595 for o in labels)
+    assert all(0 <= o["top"] <= 842 - 14 for o in labels)
+
+
 def test_bare_page_image_is_encoded_once_per_page_and_zoom(pdf_path):
     page = Page(number=1, width=595, height=842)
     first = page_image_bytes(pdf_path, page, 1.25)

@@ -81,9 +81,9 @@ def page_view(
     # boxes are drawn by the browser, so a new selection or toggle only sends a little JSON.
     drawn = [*overlay_boxes(shown, visible=visible, selected=selected, show_order=show_order),
              *(as_box(b) for b in boxes)]
-    drawing = fabric_drawing(drawn, lines, zoom=zoom)
-    background = page_image_bytes(pdf, page, zoom)
     width, height = image_size(page.width, page.height, zoom)
+    drawing = fabric_drawing(drawn, lines, zoom=zoom, size=(width, height))
+    background = page_image_bytes(pdf, page, zoom)
     return _clickable_image(background, drawing, width, height, doc.doc_id, page_number, zoom, shown, visible, key)
 
 

@@ -24,6 +24,9 @@ ZOOM_KEY = "rli:zoom"
 WORKSPACE_KEY = "rli:workspace"
 ZOOMS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
 DEFAULT_ZOOM = 1.25
+FIT = "fit"  # zoom setting: the largest of ZOOMS that fits the page column
+ZOOM_CHOICES = (FIT, *ZOOMS)  # for a zoom widget: state.set_zoom(choice), label with state.zoom_label
+FIT_WIDTH_PX = 760  # the page column's width in a 1600-px-wide window with the sidebar open
 
 
 # ---- workspace ----------------------------------------------------------------------------------
@@ -159,12 +162,35 @@ def select_element(element_id: str | None, doc_id: str | None = None) -> None:
 
 
 # ---- view settings and reviewer -----------------------------------------------------------------
-def zoom() -> float:
-    return float(st.session_state.get(ZOOM_KEY, DEFAULT_ZOOM))
+def zoom_setting() -> float | str:
+    """What the reviewer chose: FIT (the default) or one of ZOOMS."""
+    value = st.session_state.get(ZOOM_KEY, FIT)
+    return FIT if value == FIT else float(value)
 
 
-def set_zoom(value: float) -> None:
-    st.session_state[ZOOM_KEY] = float(value)
+def fit_zoom(width_pt: float) -> float:
+    """The largest of ZOOMS at which a page this wide fits the page column of a laptop-sized window."""
+    return max((z for z in ZOOMS if width_pt * z <= FIT_WIDTH_PX), default=ZOOMS[0])
+
+
+def zoom(page=None) -> float:
+    """The zoom to draw at, always one of ZOOMS. With "fit width" it depends on the page: `page`
+    (a core.model.Page) or else the current page of the current document."""
+    setting = zoom_setting()
+    if setting != FIT:
+        return float(setting)
+    if page is None:
+        doc = corrected_doc()
+        page = doc.page(current_page(doc)) if doc is not None and doc.page_count else None
+    return fit_zoom(page.width) if page is not None else DEFAULT_ZOOM
+
+
+def set_zoom(value: float | str) -> None:
+    st.session_state[ZOOM_KEY] = FIT if value == FIT else float(value)
+
+
+def zoom_label(value: float | str) -> str:
+    return "fit width" if value == FIT else f"{round(float(value) * 100)}%"
 
 
 def reviewer() -> str:
