@@ -93,9 +93,24 @@ def _sudachi_tokenizer(mode: str = "B"):
     return _sudachi_dictionary().tokenizer(mode, fields={"pos", "normalized_form"})
 
 
-@lru_cache(maxsize=4096)
-def _is_function_pos(pos_id: int) -> bool:
-    return _sudachi_dictionary().pos_of(pos_id)[0] in _FUNCTION_POS
+@lru_cache(maxsize=1)
+def _function_pos_ids() -> frozenset[int]:
+    """Ids of every part of speech whose head is a particle, auxiliary, symbol or blank (a set
+    lookup per morpheme is the cheapest filter: tokenising is most of BM25's indexing time)."""
+    dictionary = _sudachi_dictionary()
+    ids = set()
+    pos_id = 0
+    while True:
+        try:
+            pos = dictionary.pos_of(pos_id)
+        except (IndexError, ValueError, OverflowError):
+            break
+        if pos is None:
+            break
+        if pos[0] in _FUNCTION_POS:
+            ids.add(pos_id)
+        pos_id += 1
+    return frozenset(ids)
 
 
 def _pieces(text: str, limit: int = _SUDACHI_PIECE_CHARS) -> list[str]:
@@ -116,14 +131,15 @@ def _pieces(text: str, limit: int = _SUDACHI_PIECE_CHARS) -> list[str]:
 
 def sudachi_tokens(text: str, mode: str = "B", drop_function_words: bool = True) -> list[str]:
     tokenizer = _sudachi_tokenizer(mode)
+    function_ids = _function_pos_ids() if drop_function_words else frozenset()
     out: list[str] = []
     for piece in _pieces(normalize(text)):
         for m in tokenizer.tokenize(piece):
+            if m.part_of_speech_id() in function_ids:
+                continue
             # normalized_form folds spelling variants (引き落とし/引落し) onto one dictionary form
             token = m.normalized_form().strip()
-            if not token:
-                continue
-            if drop_function_words and (_is_function_pos(m.part_of_speech_id()) or _is_punctuation(token)):
+            if not token or (drop_function_words and len(token) == 1 and _is_punctuation(token)):
                 continue
             out.append(token.lower())
     return out
