@@ -99,10 +99,11 @@ def replay_report(
     plan: AnchorPlan | None = None,
 ) -> Replayed:
     reader = read_text or element_text_reader(doc)
+    where = Where.of(doc)
     skipped: list[str] = []
     for event in events_in_effect(events):
         payload = plan.rewrite(event.payload) if plan else event.payload
-        new = apply_event(doc, payload, event.event_id, reader)
+        new = apply_event(doc, payload, event.event_id, reader, where)
         if new is None:
             skipped.append(event.event_id)
         else:
@@ -110,10 +111,29 @@ def replay_report(
     return Replayed(doc, tuple(skipped))
 
 
+@dataclass
+class Where:
+    """Which page each element is on, and which elements carry links, kept in step with the
+    Document during a replay: one event then costs one page, not a scan of the whole document."""
+    page_of: dict[str, int]
+    linking: set[str]
+
+    @classmethod
+    def of(cls, doc: Document) -> "Where":
+        return cls({e.id: e.page for e in doc.elements()}, {e.id for e in doc.elements() if e.links})
+
+    def element(self, doc: Document, element_id: Any) -> Element | None:
+        page = self.page_of.get(element_id) if isinstance(element_id, str) else None
+        if page is None:
+            return None
+        return next((e for e in doc.page(page).elements if e.id == element_id), None)
+
+
 def apply_event(
-    doc: Document, event: Mapping[str, Any], event_id: str, read_text: TextReader
+    doc: Document, event: Mapping[str, Any], event_id: str, read_text: TextReader, where: Where | None = None,
 ) -> Document | None:
-    """The Document after one event, or None when the event's element is not there."""
+    """The Document after one event, or None when the event's element is not there.
+    `where` (updated in place) saves a scan of the document per event during a replay."""
     kind = event.get("kind")
     if kind in FORM_KINDS:
         # carried on the Document (meta "form_events") for core/forms.py to apply, so chunks and
@@ -123,13 +143,13 @@ def apply_event(
         return replace(doc, meta=freeze_attrs({**dict(doc.meta), "form_events": carried}))
     if kind not in ELEMENT_KINDS:
         return doc  # review and unknown kinds do not change elements
+    where = where if where is not None else Where.of(doc)
     if kind == "add_element":
-        return _add_element(doc, event, event_id, read_text)
-    index = doc.element_index()
-    refs = [event.get(k) for k in ELEMENT_REFS[kind] if event.get(k) is not None]
-    if not refs or any(r not in index for r in refs):
+        return _add_element(doc, event, event_id, read_text, where)
+    refs = [where.element(doc, event.get(k)) for k in ELEMENT_REFS[kind] if event.get(k) is not None]
+    if not refs or any(r is None for r in refs):
         return None
-    target = index[refs[0]]
+    target = refs[0]
     rule = f"reviewer:{kind}"
     if kind == "relabel":
         category = parse_category(event["category"])
@@ -137,62 +157,76 @@ def apply_event(
         state = target.state if category in (Category.SELECTION_MARK, Category.FORM_FIELD) else None
         return _replace_element(doc, replace(target, category=category, state=state).touched_by(rule))
     if kind == "delete_element":
-        return _delete_element(doc, target)
+        return _delete_element(doc, target, where)
     if kind == "move_bbox":
         bbox = make_bbox(event["bbox"])
         text = event["text"] if isinstance(event.get("text"), str) else read_text(target.page, bbox)
         return _replace_element(doc, replace(target, bbox=bbox, text=text).touched_by(rule))
     if kind == "link":
         links = target.links + (() if event["target"] in target.links else (event["target"],))
+        where.linking.add(target.id)
         return _replace_element(doc, replace(target, links=links).touched_by(rule))
     if kind == "unlink":
         only = event.get("target")
         links = tuple(t for t in target.links if only is not None and t != only)
+        if not links:
+            where.linking.discard(target.id)
         return _replace_element(doc, replace(target, links=links).touched_by(rule))
     if kind == "set_selection":
         return _replace_element(doc, replace(target, state=event["state"]).touched_by(rule))
     return doc
 
 
-def _replace_element(doc: Document, new: Element) -> Document:
+def _with_page(doc: Document, page: Page) -> Document:
     # untouched pages stay the same objects, so per-page caches downstream stay valid
-    return doc.with_pages(
-        replace(p, elements=tuple(new if e.id == new.id else e for e in p.elements))
-        if p.number == new.page else p
-        for p in doc.pages
-    )
+    pages = list(doc.pages)
+    pages[page.number - 1] = page
+    return replace(doc, pages=tuple(pages))
 
 
-def _delete_element(doc: Document, target: Element) -> Document:
-    def page_without(p: Page) -> Page:
-        kept = [e for e in p.elements if e.id != target.id]
-        # a caption or footnote that pointed at the deleted element no longer does
+def _replace_element(doc: Document, new: Element) -> Document:
+    page = doc.page(new.page)
+    return _with_page(doc, replace(page, elements=tuple(new if e.id == new.id else e for e in page.elements)))
+
+
+def _delete_element(doc: Document, target: Element, where: Where) -> Document:
+    # a caption or footnote that pointed at the deleted element no longer does
+    pointing = [e for e in (where.element(doc, i) for i in sorted(where.linking)) if e and target.id in e.links]
+    pages = {target.page} | {e.page for e in pointing}
+    for number in sorted(pages):
+        page = doc.page(number)
+        kept = [e for e in page.elements if e.id != target.id]
         kept = [replace(e, links=tuple(t for t in e.links if t != target.id)).touched_by("reviewer:delete_element")
                 if target.id in e.links else e for e in kept]
-        return replace(p, elements=renumber(kept))
+        doc = _with_page(doc, replace(page, elements=renumber(kept)))
+    where.page_of.pop(target.id, None)
+    where.linking.discard(target.id)
+    for e in pointing:
+        if not [t for t in e.links if t != target.id]:
+            where.linking.discard(e.id)
+    return doc
 
-    linked_pages = {e.page for e in doc.elements() if target.id in e.links} | {target.page}
-    return doc.with_pages(page_without(p) if p.number in linked_pages else p for p in doc.pages)
 
-
-def _add_element(doc: Document, event: Mapping[str, Any], event_id: str, read_text: TextReader) -> Document | None:
+def _add_element(doc: Document, event: Mapping[str, Any], event_id: str, read_text: TextReader,
+                 where: Where) -> Document | None:
     page_number = int(event["page"])
     if not 1 <= page_number <= doc.page_count:
         return None
     bbox = make_bbox(event["bbox"])
-    text = event["text"] if isinstance(event.get("text"), str) else read_text(page_number, bbox)
     new = Element(
         id=reviewer_element_id(doc.doc_id, page_number, event_id), page=page_number, seq=0,
-        category=parse_category(event["category"]), bbox=bbox, text=text, source="reviewer",
+        category=parse_category(event["category"]), bbox=bbox, text="", source="reviewer",
         rules=("reviewer:add_element",),
     )
-    page = doc.page(page_number)
-    if any(e.id == new.id for e in page.elements):
+    if new.id in where.page_of:
         return None
+    text = event["text"] if isinstance(event.get("text"), str) else read_text(page_number, bbox)
+    new = replace(new, text=text)
+    page = doc.page(page_number)
     elements = list(page.elements)
     elements.insert(_reading_position(elements, bbox), new)
-    return doc.with_pages(replace(p, elements=renumber(elements)) if p.number == page_number else p
-                          for p in doc.pages)
+    where.page_of[new.id] = page_number
+    return _with_page(doc, replace(page, elements=renumber(elements)))
 
 
 def _reading_position(elements: Sequence[Element], bbox: BBox) -> int:
@@ -633,18 +667,27 @@ def describe(payload: Mapping[str, Any], name: Callable[[str], str] | None = Non
     return f"{kind} " + ", ".join(f"{k}={v}" for k, v in payload.items() if k not in ("kind", "anchor"))
 
 
-def event_page(payload: Mapping[str, Any], docs: Sequence[Document]) -> int | None:
-    """The page an event is about: its `page`, else its element's page in any of `docs`, else its anchor's."""
+def element_pages(docs: Sequence[Document]) -> dict[str, int]:
+    """Element id -> page over several views (the first that has an id wins)."""
+    pages: dict[str, int] = {}
+    for doc in reversed(docs):
+        pages.update((e.id, e.page) for e in doc.elements())
+    return pages
+
+
+def event_page(payload: Mapping[str, Any], where: Mapping[str, int] | Sequence[Document]) -> int | None:
+    """The page an event is about: its `page`, else its element's page (`where`: element id -> page,
+    or the documents to look in), else its stored anchor's, else a reviewer id's page."""
     if isinstance(payload.get("page"), int):
         return payload["page"]
+    if not isinstance(where, Mapping):
+        where = element_pages(where)
     for key in ELEMENT_REFS.get(payload.get("kind", ""), ()) + ("field",):
         ref = payload.get(key)
         if not isinstance(ref, str):
             continue
-        for doc in docs:
-            for e in doc.elements():
-                if e.id == ref:
-                    return e.page
+        if ref in where:
+            return where[ref]
         anchor = (payload.get("anchor") or {}).get(key)
         if isinstance(anchor, Mapping) and isinstance(anchor.get("page"), int):
             return anchor["page"]

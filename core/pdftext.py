@@ -28,16 +28,20 @@ def _open(path: str, mtime_ns: int) -> pymupdf.Document:
 def read_text(pdf_path: Path, page_number: int, bbox: BBox) -> str:
     """Text of the characters whose centres lie in `bbox` on 1-based `page_number`, line by line."""
     path = Path(pdf_path)
+    return _read_text(str(path), path.stat().st_mtime_ns, page_number, tuple(bbox))
+
+
+@lru_cache(maxsize=4096)  # the box the reviewer previewed is read again when the log is replayed
+def _read_text(path: str, mtime_ns: int, page_number: int, bbox: BBox) -> str:
     with _LOCK:
-        pdf = _open(str(path), path.stat().st_mtime_ns)
-        page = pdf[page_number - 1]
-        raw = page.get_text("rawdict", clip=pymupdf.Rect(bbox))
+        raw = _open(path, mtime_ns)[page_number - 1].get_text("rawdict", clip=pymupdf.Rect(bbox))
+    x0, y0, x1, y1 = bbox
     lines: list[str] = []
     for block in raw.get("blocks", ()):
         for line in block.get("lines", ()):
             text = "".join(
-                ch["c"] for span in line.get("spans", ()) for ch in span.get("chars", ())
-                if _centre_inside(ch["bbox"], bbox)
+                c["c"] for span in line.get("spans", ()) for c in span.get("chars", ())
+                if x0 <= (c["bbox"][0] + c["bbox"][2]) / 2 <= x1 and y0 <= (c["bbox"][1] + c["bbox"][3]) / 2 <= y1
             ).strip()
             if text:
                 lines.append(text)
@@ -46,9 +50,3 @@ def read_text(pdf_path: Path, page_number: int, bbox: BBox) -> str:
 
 def pdf_text_reader(pdf_path: Path) -> TextReader:
     return lambda page, bbox: read_text(pdf_path, page, bbox)
-
-
-def _centre_inside(char_bbox, bbox: BBox) -> bool:
-    cx = (char_bbox[0] + char_bbox[2]) / 2
-    cy = (char_bbox[1] + char_bbox[3]) / 2
-    return bbox[0] <= cx <= bbox[2] and bbox[1] <= cy <= bbox[3]

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from core.categories import Category
-from core.corrections import REVIEW_STATUSES, corrected_view, event_page, events_in_effect, machine_document
+from core.corrections import (
+    REVIEW_STATUSES, corrected_view, element_pages, event_page, events_in_effect, machine_document,
+)
 from core.geometry import distance
 from core.model import Document, Element
 from core.store import StoredEvent, Workspace
@@ -34,8 +36,9 @@ def page_statuses(docs: Sequence[Document], events: Sequence[StoredEvent]) -> di
     doc = docs[0]
     status = {n: UNREVIEWED for n in range(1, doc.page_count + 1)}
     marked: set[int] = set()
+    where = element_pages(docs)
     for event in events_in_effect(events):
-        page = event_page(event.payload, docs)
+        page = event_page(event.payload, where)
         if page not in status:
             continue
         if event.kind == "mark_reviewed":
@@ -181,6 +184,8 @@ def audit_log(ws: Workspace, doc_id: str) -> list[AuditRow]:
         if e.kind == "undo":
             undone_by[str(e.payload.get("event"))] = e.event_id
     unanchored = {u.event_id for u in view.unanchored}
+    where = element_pages(docs)
+    by_id = {e.event_id: e for e in events}
     texts = {eid: el.text for d in reversed(docs) for eid, el in d.element_index().items()}
     for e in events:  # what the reviewer saw, for elements no parse has any more
         for key, anchor in (e.payload.get("anchor") or {}).items():
@@ -197,10 +202,10 @@ def audit_log(ws: Workspace, doc_id: str) -> list[AuditRow]:
                       else "no effect (its element is gone)" if e.event_id in view.skipped else "in effect")
         else:
             status = "undone"
-        target_page = event_page(e.payload, docs)
+        target_page = event_page(e.payload, where)
         if e.kind == "undo":
-            undone = next((x for x in events if x.event_id == str(e.payload.get("event"))), None)
-            target_page = event_page(undone.payload, docs) if undone else None
+            undone = by_id.get(str(e.payload.get("event")))
+            target_page = event_page(undone.payload, where) if undone else None
         rows.append(AuditRow(e.event_id, e.at, e.actor, e.kind, target_page, describe(e.payload, name), status,
                              undone_by.get(e.event_id) if status == "undone" else None))
     return rows
