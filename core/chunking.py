@@ -316,9 +316,24 @@ def _finish(doc: Document, policy: Policy, drafts: Sequence[_Draft],
             section_path=draft.section_path,
             source_categories=tuple(dict.fromkeys(e.category for e in elements.values())),
             atomic=draft.kind in (ATOMIC, TABLE), refs=refs, policy=policy.name,
-            extra=freeze_attrs(extras),
+            extra=_frozen_extras(extras),
         ))
     return chunks
+
+
+def _frozen_extras(extras: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """`core.model.freeze_attrs` for the plain lists/dicts/strings built here, without its generic
+    Mapping checks (they were most of the assembly time on a 300-page document)."""
+    return tuple(sorted((k, _frozen(v)) for k, v in extras.items()))
+
+
+def _frozen(value: Any) -> Any:
+    kind = type(value)
+    if kind is list or kind is tuple:
+        return tuple(_frozen(v) for v in value)
+    if kind is dict:
+        return freeze_attrs(value)  # a mapping stays a mapping through thaw / to_record
+    return value
 
 
 def _page_metadata(by_page: dict[int, PageEvidence], start: int, end: int) -> dict[str, list[str]]:

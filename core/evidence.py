@@ -26,11 +26,12 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Iterable, Mapping, Sequence
 
 from core.categories import Category
 from core.geometry import distance
-from core.model import Document, Element, Page
+from core.model import Document, Element, Page, freeze_attrs
 from core.policy import Action, Policy
 from core.text import digits_masked, join_lines, nfkc, normalise
 
@@ -150,6 +151,7 @@ def page_contexts(doc: Document, policy: Policy, skip: Iterable[str] = ()) -> di
     return out
 
 
+@lru_cache(maxsize=65536)
 def furniture_key(text: str) -> str:
     """Header/footer text compared without digits and spaces: "- 3 -" = "- 4 -", and
     "46令和6年版 情報通信白書" = "令和6年版 情報通信白書" (a page number read into the line or apart)."""
@@ -729,7 +731,7 @@ class _PageBuilder:
             before = self._neighbour_text(index, -1)
             after = self._neighbour_text(index + len(run) - 1, +1)
             if before or after:
-                extras.append(("nearby_text", (("after", after[:nearby]), ("before", before[-nearby:]))))
+                extras.append(("nearby_text", freeze_attrs({"before": before[-nearby:], "after": after[:nearby]})))
         bare = tuple(e for e in run if not e.text.strip())
         if not parts:  # bare images: their boxes go with the text around them
             return Block(REFONLY, run[0].page, run[0].seq, (Piece("", bare),), side=run[0].attr("side"),
