@@ -528,26 +528,32 @@ def _interleave(doc: Document, chunks: list[Chunk], form_chunks: list[Chunk]) ->
     return [c for _, c in ordered]
 
 
+def _version_key(ws, doc_id: str, policy: Policy) -> tuple:
+    record = ws.document(doc_id)
+    return (str(Path(ws.root).resolve()), doc_id, record.engine, record.updated_at, ws.head(doc_id),
+            policy.fingerprint)
+
+
 def chunks_for(ws, doc_id: str, policy: Policy | str = "default") -> tuple[Chunk, ...]:
     """The corrected Document's chunks, cached by (document version, log head, policy fingerprint)."""
     from core.corrections import corrected_document
 
     policy = load_policy(policy)
-    record = ws.document(doc_id)
-    key = (str(Path(ws.root).resolve()), doc_id, record.engine, record.updated_at, ws.head(doc_id),
-           policy.fingerprint)
 
     def build() -> tuple[Chunk, ...]:
         from core.crops import attach_crops  # figure/table crops, named in chunk metadata as image_ref
         return build_chunks(attach_crops(ws, corrected_document(ws, doc_id), policy), policy)
-    return _CHUNKS.get(key, build)
+    return _CHUNKS.get(_version_key(ws, doc_id, policy), build)
 
 
 def evidence_for(ws, doc_id: str, policy: Policy | str = "default") -> tuple[PageEvidence, ...]:
-    """The corrected Document's page evidence (attachments, furniture) for pages and reports."""
+    """The corrected Document's page evidence (attachments, furniture) for pages and reports,
+    cached like `chunks_for`."""
     from core.corrections import corrected_document
 
     policy = load_policy(policy)
-    doc = corrected_document(ws, doc_id)
-    split = form_split(doc, policy)
-    return document_evidence(split.masked, policy, split.skip)
+
+    def build() -> tuple[PageEvidence, ...]:
+        split = form_split(corrected_document(ws, doc_id), policy)
+        return document_evidence(split.masked, policy, split.skip)
+    return _CHUNKS.get(("evidence",) + _version_key(ws, doc_id, policy), build)
