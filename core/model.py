@@ -90,11 +90,20 @@ class Element:
         )
 
 
-def freeze_attrs(values: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
-    return tuple(sorted((k, _freeze(v)) for k, v in values.items()))
+class FrozenMap(tuple):
+    """A mapping frozen by `freeze_attrs`: its sorted (key, value) pairs. `thaw` turns it back into
+    a dict, and only it: a plain tuple of pairs (a two-column table's rows, a list box's
+    (export, label) options) stays a list, so its order and repeated first cells survive JSON."""
+    __slots__ = ()
+
+
+def freeze_attrs(values: Mapping[str, Any]) -> FrozenMap:
+    return FrozenMap(sorted((k, _freeze(v)) for k, v in values.items()))
 
 
 def _freeze(value: Any) -> Any:
+    if isinstance(value, FrozenMap):
+        return value
     if isinstance(value, (list, tuple)):
         return tuple(_freeze(v) for v in value)
     if isinstance(value, Mapping):
@@ -103,12 +112,12 @@ def _freeze(value: Any) -> Any:
 
 
 def thaw(value: Any) -> Any:
-    """Frozen attrs back to JSON-able lists/dicts (pairs of (str, x) become dicts)."""
+    """Frozen attrs back to JSON-able lists/dicts (FrozenMaps become dicts, other tuples lists)."""
     if isinstance(value, dict):
         return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, FrozenMap):
+        return {k: thaw(v) for k, v in value}
     if isinstance(value, tuple):
-        if value and all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in value):
-            return {k: thaw(v) for k, v in value}
         return [thaw(v) for v in value]
     return value
 

@@ -76,3 +76,17 @@ def test_an_edit_made_against_an_old_view_is_refused(workspace):
         workspace.append_events(doc.doc_id, [{"kind": "mark_reviewed", "page": 1, "status": "reviewed"}], "b",
                                 expected_head=0)
     assert len(workspace.events(doc.doc_id)) == 1
+
+
+def test_two_column_rows_keep_their_order_and_repeated_cells_through_the_workspace(workspace):
+    rows = (("区分", "上限額"), ("交通費", "実費"), ("", "特急料金を含む"), ("", "グリーン車を除く"))
+    options = (("oracle", "Oracle"), ("db2", "DB2"))
+    doc = make_doc()
+    e = doc.pages[0].elements[0].with_attrs(rows=rows, options=options, nested={"b": 1, "a": [1, 2]})
+    doc = doc.with_pages([Page(1, 595, 842, 0, "i", (e,))])
+    workspace.save_machine_document(doc, 9)
+    back = workspace.load_machine_document(doc.doc_id).pages[0].elements[0]
+    assert back.attr("rows") == rows and back.attr("options") == options
+    assert dict(back.attr("nested")) == {"a": (1, 2), "b": 1}
+    assert back.to_dict()["attrs"]["rows"] == [list(r) for r in rows]
+    assert back.to_dict()["attrs"]["nested"] == {"a": [1, 2], "b": 1}

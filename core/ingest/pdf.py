@@ -26,12 +26,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+import numpy as np
 import pymupdf
+from scipy import ndimage
 
 from core.categories import Category, category_from_label
 from core.errors import CorruptPdf, EmptyFile, NotAPdf, PasswordRequired, WrongPassword
 from core.geometry import area, contains, overlap_area, union
-from core.model import BBox, Document, Element, Page, element_id, freeze_attrs, make_bbox
+from core.model import BBox, Document, Element, FrozenMap, Page, element_id, freeze_attrs, make_bbox
 from core.text import ARTICLE_HEADING, SELECTION_GLYPHS, join_lines
 
 ENGINES = ("layout", "fast")
@@ -595,7 +597,12 @@ class _UnionFind:
 
 
 def cluster_boxes(boxes: Sequence[BBox], tolerance: float = 2.0, cell: float = 24.0) -> list[list[int]]:
-    """Groups of boxes that touch (within `tolerance`), found through a coarse grid, not all pairs."""
+    """Groups of boxes that touch (within `tolerance`).
+
+    Many boxes (a financial table drawn cell by cell): painted onto a coarse raster and labelled
+    as connected regions in C (scipy), instead of comparing boxes pairwise in Python."""
+    if len(boxes) > 60:
+        return _cluster_on_raster(boxes, tolerance)
     uf = _UnionFind(len(boxes))
     grid: dict[tuple[int, int], list[int]] = {}
     for i, b in enumerate(boxes):
@@ -613,6 +620,25 @@ def cluster_boxes(boxes: Sequence[BBox], tolerance: float = 2.0, cell: float = 2
     groups: dict[int, list[int]] = {}
     for i in range(len(boxes)):
         groups.setdefault(uf.find(i), []).append(i)
+    return list(groups.values())
+
+
+def _cluster_on_raster(boxes: Sequence[BBox], tolerance: float, res: float = 2.0) -> list[list[int]]:
+    arr = np.asarray(boxes, dtype=np.float64)
+    x0 = arr[:, 0].min() - 2 * tolerance
+    y0 = arr[:, 1].min() - 2 * tolerance
+    cells = np.empty((len(boxes), 4), dtype=np.int64)
+    cells[:, 0] = np.floor((arr[:, 0] - tolerance - x0) / res)
+    cells[:, 1] = np.floor((arr[:, 1] - tolerance - y0) / res)
+    cells[:, 2] = np.floor((arr[:, 2] + tolerance - x0) / res) + 1
+    cells[:, 3] = np.floor((arr[:, 3] + tolerance - y0) / res) + 1
+    raster = np.zeros((int(cells[:, 3].max()) + 1, int(cells[:, 2].max()) + 1), dtype=bool)
+    for cx0, cy0, cx1, cy1 in cells.tolist():
+        raster[cy0:cy1, cx0:cx1] = True
+    labels, _ = ndimage.label(raster)
+    groups: dict[int, list[int]] = {}
+    for i, (cx0, cy0, _, _) in enumerate(cells.tolist()):
+        groups.setdefault(int(labels[cy0, cx0]), []).append(i)
     return list(groups.values())
 
 
@@ -1195,7 +1221,7 @@ def build_page(doc_id: str, engine: str, facts: PageFacts, drafts: list[Draft]) 
         used.add(eid)
         # every attr value ingest makes is already immutable (tuples, str, numbers): no deep freeze
         elements.append(Element(eid, facts.number, seq, d.category, bbox, text, d.source,
-                                state=d.state, attrs=tuple(sorted(attrs.items()))))
+                                state=d.state, attrs=FrozenMap(sorted(attrs.items()))))
     return Page(facts.number, round(facts.width, 2), round(facts.height, 2), facts.rotation, facts.label,
                 tuple(elements))
 
@@ -1302,6 +1328,9 @@ def parse_pdf(
                                     "v": tuple((round(x, 1), round(a, 1), round(b, 1)) for x, a, b, _ in f.vectors.vsegs[:4000])}
                     for f in facts_list if f.vectors.hsegs or f.vectors.vsegs},
     }
+    # frozen by hand: the values are tuples already, and freeze_attrs' generic walk over thousands
+    # of ruling segments costs more than reading them
+    meta["rulings"] = FrozenMap(sorted((page, FrozenMap(sorted(hv.items()))) for page, hv in meta["rulings"].items()))
     document = Document(doc_id, filename, sha256, engine, tuple(pages), engine_version(engine),
-                        freeze_attrs(meta))
+                        FrozenMap(sorted(meta.items())))
     return Parsed(document, opened.pdf_bytes)
