@@ -96,6 +96,14 @@ def ingest_bytes(
     return IngestResult(record, created=True)
 
 
+def start_layout_worker() -> None:
+    """Start the layout-model process ahead of the first upload (it loads the model, ~2 s), e.g.
+    when the app starts. Optional; the first layout ingest starts it anyway."""
+    from core.ingest.pdf import start_layout_worker as start
+
+    start()
+
+
 def ingest_path(ws: Workspace, path: str | os.PathLike, **kw) -> IngestResult:
     """`ingest_bytes` on a file; the size limit is checked before the file is read."""
     p = Path(path)
