@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Callable, Iterable, Sequence
 
 from core.categories import Category
-from core.geometry import area, contains, coverage, union
+from core.geometry import area, contains, coverage, overlap_area, union
 from core.model import BBox, Document, Element, Page, element_id, freeze_attrs, renumber
 from core.spread import spreads
 from core.text import (AMBIGUOUS_GLYPHS, ARTICLE_HEADING, SELECTION_GLYPHS, digits_masked, is_hiragana,
@@ -248,6 +248,16 @@ def _glyph_pieces(doc_id: str, e: Element) -> list[Element] | None:
     return out
 
 
+def _holds_other_text(square: Element, page: Page) -> bool:
+    """Text (other than a tick) covering a good part of the square: a check box's label sits beside it."""
+    for e in page.elements:
+        if e.category in TEXTUAL and e.text.strip() and e.text.strip() not in CHECK_TEXTS:
+            for box, _ in _lines(e):
+                if overlap_area(box, square.bbox) >= 0.3 * area(square.bbox):
+                    return True
+    return False
+
+
 def selection_glyph(doc: Document) -> Document:
     """Check-box glyphs become selection marks with their state, split from their label text;
     small square drawings become marks, selected when filled or holding a ✓/×."""
@@ -262,6 +272,9 @@ def selection_glyph(doc: Document) -> Document:
         out: list[Element] = []
         for e in page.elements:
             if e.id in swallowed:
+                continue
+            if e.attr("kind") == "square" and _holds_other_text(e, page):
+                out.append(e)  # a box framing a number or word (a heading's "1"), not a check box
                 continue
             if e.attr("kind") == "square":
                 tick = ticks.get(e.id)

@@ -336,3 +336,13 @@ def test_each_rule_lifts_recall_on_the_sample_regulation(sample_docs):
         hit_before, n = before[category]
         hit_after, _ = after[category]
         assert hit_after == n and hit_after > hit_before, category
+
+
+def test_a_square_framing_a_number_is_an_ornament_not_a_check_box():
+    def page(p):
+        p.draw_rect((64, 333, 85, 355), color=(0, 0, 0))
+        text(p, 70, 350, "1", 14)
+        text(p, 95, 350, "生成AIが抱える課題", 14)
+        body(p, y=400)
+    doc = R.selection_glyph(raw(page))
+    assert not [e for e in doc.elements() if e.category is C.SELECTION_MARK]

@@ -860,7 +860,8 @@ def fast_drafts(facts: PageFacts, body: float, largest: float) -> list[Draft]:
     for seg in _merge_line_fragments(segments):
         drafts.append(_classify_text(seg, body, largest, facts))
     drafts.extend(_vector_extras(facts, rules, [d.bbox for d in drafts if d.category is Category.TABLE],
-                                 [d.bbox for d in drafts if d.category is Category.PICTURE]))
+                                 [d.bbox for d in drafts if d.category is Category.PICTURE]
+                                 + [b for b, _ in facts.images]))
     return drafts
 
 
@@ -1141,7 +1142,8 @@ def layout_drafts(page: pymupdf.Page, facts: PageFacts, groups: Sequence[ModelBo
                                 attrs={"kind": "image", "image": ident}))
     _, _, rules = analyse_vectors(Vectors(hsegs=facts.vectors.hsegs, vsegs=facts.vectors.vsegs),
                                   facts.width, facts.height)
-    for d in _vector_extras(facts, rules, occupied, [d.bbox for d in drafts if d.category is Category.PICTURE]):
+    graphics = [d.bbox for d in drafts if d.category is Category.PICTURE] + [b for b, _ in facts.images]
+    for d in _vector_extras(facts, rules, occupied, graphics):
         # squares are kept even inside a model box (a check box inside a "table" form region)
         if d.attrs.get("kind") == "square" or not any(
                 overlap_area(d.bbox, o) > 0.5 * max(area(d.bbox), 1.0) for o in occupied):
