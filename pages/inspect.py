@@ -15,7 +15,7 @@ import streamlit as st
 from core.categories import Category
 from core.model import Document, Element, thaw
 from ui import state
-from ui.edit_panel import edit_panel
+from ui.edit_panel import edit_panel, editing_canvas
 from ui.page_view import page_view
 from ui.text import md_escape, shorten
 
@@ -201,7 +201,7 @@ def inspect_page(doc: Document) -> None:
 
     page_col, side_col = st.columns([7, 3], gap="medium")
     with page_col:
-        click = page_view(doc, number, zoom=state.zoom(page), key="inspect", visible=visible,
+        click = None if editing_canvas(doc, number) else page_view(doc, number, zoom=state.zoom(page), key="inspect", visible=visible,
                           selected=selected, show_order=show_order)
     if click is not None and click.element_id != selected:
         choose_element(click.element_id, doc)

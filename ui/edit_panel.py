@@ -2,10 +2,11 @@
 and the page's review status. Every change is a correction event saved through core.corrections.
 
     edit_panel(doc, page_number, selected_element_id)   # once, above the page view
+    click = None if editing_canvas(doc, page_number) else page_view(...)   # where the page view goes
 
-Select mode edits the element selected on the page view below. Draw and Move modes replace the page
-view with a drawing canvas (streamlit-drawable-canvas, "labeled_rect" boxes) until the reviewer goes
-back to Select. Canvas pixels and PDF points convert with core.render's functions, so a box lands
+Select mode edits the element selected on the page view below. Draw and Move modes put a drawing
+canvas (streamlit-drawable-canvas, "labeled_rect" boxes) where the page view was until the reviewer
+goes back to Select. Canvas pixels and PDF points convert with core.render's functions, so a box lands
 on the same points at every zoom.
 
 Safety: every save passes the log head of the view the reviewer last saw (`expected_head`). If
@@ -161,12 +162,19 @@ def edit_panel(doc: Document, number: int, selected: str | None) -> None:
                 selected_element_tools(doc, page.elements, element)
     if not in_conflict:
         remember_view(doc.doc_id)
+
+
+def editing_canvas(doc: Document, number: int) -> bool:
+    """In Draw or Move mode, the drawing canvas in place of the page view (True when drawn).
+
+    Called where the page view goes, so the rest of the page (legend, table) keeps its widgets:
+    a run that skipped them would lose their state."""
+    mode = st.session_state.get(MODE_KEY, SELECT)
     if mode == DRAW:
         draw_boxes(doc, number)
-        st.stop()  # the canvas replaces the page view until the reviewer returns to Select
-    if mode == MOVE:
+    elif mode == MOVE:
         move_boxes(doc, number)
-        st.stop()
+    return mode in (DRAW, MOVE)
 
 
 def toolbar(doc: Document, number: int) -> str:
@@ -294,7 +302,7 @@ def _canvas(doc: Document, number: int, background: bytes, mode: str, initial: d
     from streamlit_drawable_canvas import st_canvas  # imported late: it registers a component
 
     page = doc.page(number)
-    zoom = state.zoom()
+    zoom = state.zoom(page)
     width, height = image_size(page.width, page.height, zoom)
     key = f"rli:edit:canvas:{mode}:{doc.doc_id}:{number}:{zoom}:{seen_head(doc.doc_id)}"
     return st_canvas(
@@ -306,7 +314,7 @@ def _canvas(doc: Document, number: int, background: bytes, mode: str, initial: d
 
 def draw_boxes(doc: Document, number: int) -> None:
     page = doc.page(number)
-    zoom = state.zoom()
+    zoom = state.zoom(page)
     categories = list(Category)
     pick_col, help_col = st.columns([2, 5], vertical_alignment="bottom")
     category = pick_col.selectbox("Category of new boxes", categories, index=categories.index(Category.TEXT),
@@ -345,7 +353,7 @@ def _save_and_select(doc_id: str, events: list[dict[str, Any]], done: str) -> No
 
 def move_boxes(doc: Document, number: int) -> None:
     page = doc.page(number)
-    zoom = state.zoom()
+    zoom = state.zoom(page)
     st.caption("Turn on the canvas toolbar's edit toggle, then drag a box to move it or pull its corners to "
                "resize it; the text is re-read from the PDF when you save.")
     # boxes wholly off the page (printers' marks some parsers report) cannot be dragged: leave them out

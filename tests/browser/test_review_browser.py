@@ -70,18 +70,32 @@ def wait_for_text(page, text: str) -> None:
     page.get_by_text(text, exact=False).first.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
 
 
-def click_on_page(page, element_bbox, page_width: float) -> None:
-    canvas = page.locator("canvas.upper-canvas").first
-    canvas.scroll_into_view_if_needed()
-    box = canvas.bounding_box()
-    scale = box["width"] / page_width
+def click_on_page(page, element_bbox, page_width: float, attempts: int = 5) -> None:
+    """Click the middle of a box on the page view; the canvas is re-created when the page or the
+    zoom changes, so a click that finds it detached waits and tries again."""
     x0, y0, x1, y1 = element_bbox
-    canvas.click(position={"x": (x0 + x1) / 2 * scale, "y": (y0 + y1) / 2 * scale})
+    for attempt in range(attempts):
+        try:
+            canvas = page.locator("canvas.upper-canvas").first
+            canvas.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
+            canvas.scroll_into_view_if_needed(timeout=5_000)
+            scale = canvas.bounding_box()["width"] / page_width
+            canvas.click(position={"x": (x0 + x1) / 2 * scale, "y": (y0 + y1) / 2 * scale}, timeout=5_000)
+            return
+        except Exception:
+            if attempt == attempts - 1:
+                raise
+            page.wait_for_timeout(1_000)
 
 
 def choose_option(page, label: str, option: str) -> None:
     """Pick from a selectbox by typing (long option lists are virtualised: not all are in the DOM)."""
-    page.get_by_label(label, exact=True).click()
+    box = page.get_by_label(label, exact=True)
+    for _ in range(100):  # while a rerun finishes, the old widget can still be on the page
+        if box.count() == 1:
+            break
+        page.wait_for_timeout(100)
+    box.click()
     page.keyboard.type(option)
     page.get_by_role("option", name=option, exact=True).click()
 
@@ -119,7 +133,7 @@ def test_reviewer_fixes_footer_draws_caption_links_it_and_chunks_follow(app_serv
     wait_for_text(page, "Relabelled")
 
     # 2. draw the missed caption; its text comes from the PDF under the box
-    page.get_by_text("Draw a box", exact=True).click()
+    page.get_by_role("radio", name="Draw a box").click()
     choose_option(page, "Category of new boxes", f"{Category.CAPTION.label_ja} · caption")
     wait_for_text(page, "to draw a caption box")  # the app has the new category: the canvas is ready
     canvas = page.locator("canvas.upper-canvas").first
@@ -178,3 +192,60 @@ def test_reviewer_fixes_footer_draws_caption_links_it_and_chunks_follow(app_serv
     assert re.search(r"図1\s*経費精算の流れ", figure["text"])
     assert new_caption.id in [r["record_id"] for r in figure["metadata"]["source_record_refs"]]
     assert "caption" in figure["metadata"]["source_categories"]
+
+
+def open_document_page(page, app_server, reviewer: str, number: int, page_count: int) -> None:
+    page.goto(app_server.url)
+    page.locator("canvas.dc-background-canvas").first.wait_for(state="visible", timeout=FIRST_VISIT_TIMEOUT_MS)
+    name = page.get_by_placeholder("your name")
+    name.fill(reviewer)
+    name.press("Enter")
+    choose_option(page, "Document", f"{SOURCE} · {page_count}p")
+    wait_for_text(page, f"page 1 of {page_count}")
+    jump = page.get_by_label("Page", exact=True)
+    jump.fill(str(number))
+    jump.press("Enter")
+    wait_for_text(page, f"page {number} of {page_count}")
+
+
+def test_two_sessions_the_stale_one_gets_a_conflict_and_reload_and_nothing_is_overwritten(
+        app_server, browser_page, chromium):
+    doc_id, doc = sample_document(app_server.workspace)
+    target = next(e for e in doc.page(2).elements if e.text.startswith("第1条"))
+    width = doc.page(2).width
+    other = chromium.new_context(viewport={"width": 1600, "height": 1100})
+    try:
+        first, second = browser_page, other.new_page()
+        for page, who in ((first, "田中"), (second, "鈴木")):
+            open_document_page(page, app_server, who, 2, doc.page_count)
+            click_on_page(page, target.bbox, width)
+            wait_for_text(page, target.id)
+        # the second reviewer picks a category, then the first one saves a change
+        choose_option(second, "Category", f"{Category.LIST_ITEM.label_ja} · list_item")
+        choose_option(first, "Category", f"{Category.TEXT.label_ja} · text")
+        first.get_by_role("button", name="Relabel", exact=True).click()
+        wait_for_text(first, "Relabelled")
+
+        # the second reviewer's view is stale now: their save is refused, with a way to reload
+        second.get_by_role("button", name="Relabel", exact=True).click()
+        wait_for_text(second, "changed in another session")
+        ws = Workspace(app_server.workspace)
+        try:
+            mine = [e for e in ws.events(doc_id) if e.payload.get("target") == target.id]
+            assert [(e.actor, e.payload["category"]) for e in mine] == [("田中", "text")]
+        finally:
+            ws.close()
+        second.get_by_role("button", name="Reload", exact=True).click()
+        second.get_by_text("changed in another session").first.wait_for(state="hidden", timeout=STEP_TIMEOUT_MS)
+        choose_option(second, "Category", f"{Category.LIST_ITEM.label_ja} · list_item")
+        second.get_by_role("button", name="Relabel", exact=True).click()
+        wait_for_text(second, "Relabelled")
+        ws = Workspace(app_server.workspace)
+        try:
+            mine = [e for e in ws.events(doc_id) if e.payload.get("target") == target.id]
+            assert [(e.actor, e.payload["category"]) for e in mine] == [("田中", "text"), ("鈴木", "list_item")]
+            assert corrected_document(ws, doc_id).element(target.id).category is Category.LIST_ITEM
+        finally:
+            ws.close()
+    finally:
+        other.close()
