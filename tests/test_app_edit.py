@@ -189,3 +189,39 @@ def test_relabel_all_alike_on_the_page_is_one_action_with_one_undo(sample_worksp
     assert {e.category for e in relabelled.elements if e.id in {p.id for p in pictures}} == {Category.DECORATIVE}
     at.button(key="rli:edit:undo").click().run()
     assert all(corrected_document(ws, doc_id).element(p.id).category is Category.PICTURE for p in pictures)
+
+
+def test_a_box_on_the_same_spot_as_another_can_be_reached_with_next_here(sample_workspace):
+    doc_id = doc_id_of(sample_workspace, DOC)
+    ws = Workspace(sample_workspace)
+    footer = footer_of(ws, doc_id)
+    [twin] = record_events(ws, doc_id, [{"kind": "add_element", "page": 2, "bbox": list(footer.bbox),
+                                         "category": "text"}], "setup")  # a parser's duplicate box
+    at = inspect_with(sample_workspace, footer.id)
+    at.button(key="rli:edit:next_here").click().run()
+    assert at.session_state[f"rli:element:{doc_id}"] == f"{doc_id[:8]}-p2-rev{twin.event_id}"
+
+
+def test_boxes_outside_the_page_are_deleted_in_one_go(sample_workspace):
+    from dataclasses import replace
+
+    from core.model import Element
+    from review_fixtures import build_pdf, machine_document
+
+    ws = Workspace(sample_workspace)
+    data = build_pdf()
+    doc = machine_document(data)
+    marks = tuple(Element(f"{doc.doc_id[:8]}-p1-mark{i}", 1, 100 + i, Category.SELECTION_MARK, bbox, "", "layout")
+                  for i, bbox in enumerate([(290, -30, 305, -16), (611, 414, 625, 428)]))
+    doc = doc.with_pages([replace(doc.page(1), elements=doc.page(1).elements + marks), doc.page(2)])
+    ws.store_pdf(doc.sha256, data)
+    ws.save_machine_document(doc, len(data))
+    at = open_page("pages/inspect.py", sample_workspace, doc=doc.source)
+    at.session_state["rli:reviewer"] = "hanako"
+    at.session_state[f"rli:page:{doc.doc_id}"] = 1
+    at.run()
+    at.button(key="rli:edit:delete_off_page").click().run()
+    assert not at.exception
+    left = corrected_document(ws, doc.doc_id).element_index()
+    assert not any(m.id in left for m in marks)
+    assert len(ws.events(doc.doc_id)) == 2 and len({e.base for e in ws.events(doc.doc_id)}) == 1  # one action

@@ -24,7 +24,7 @@ from core.corrections import (
     REVIEW_STATUSES, NothingToUndo, describe, machine_document, record_events, redo_last, undo_last, undo_state,
 )
 from core.errors import InspectorError, StaleView
-from core.geometry import union
+from core.geometry import coverage, union
 from core.model import BBox, Document, Element
 from core.render import image_size, page_view_image, pixels_to_bbox, points_to_pixels
 from ui import state
@@ -154,6 +154,7 @@ def edit_panel(doc: Document, number: int, selected: str | None) -> None:
         if not state.reviewer():
             st.caption("Set your name in the sidebar (Reviewer) to edit: every correction records who made it.")
         if mode == SELECT:
+            off_page_tool(doc, page)
             element = next((e for e in page.elements if e.id == selected), None)
             if element is None:
                 st.caption("Click an element on the page (or a row in the table) to relabel, delete or merge it; "
@@ -230,8 +231,35 @@ def _reviewed_next(doc: Document, number: int, following: int | None) -> None:
             state.set_page(following, doc)
 
 
+def off_page(page, element: Element) -> bool:
+    x0, y0, x1, y1 = element.bbox
+    return x1 <= 0 or y1 <= 0 or x0 >= page.width or y0 >= page.height
+
+
+def off_page_tool(doc: Document, page) -> None:
+    """Boxes wholly outside the page (printers' marks some parsers report) cannot be clicked."""
+    outside = [e for e in page.elements if off_page(page, e)]
+    if outside:
+        st.button(f"Delete the {len(outside)} box{'es' if len(outside) > 1 else ''} outside the page "
+                  f"({', '.join(sorted({e.category.value for e in outside}))})", key="rli:edit:delete_off_page",
+                  on_click=_delete, args=(doc, outside))
+
+
+def overlapping(elements: Sequence[Element], element: Element) -> list[Element]:
+    """Elements on (nearly) the same spot: a click always picks the smallest, these need a way in."""
+    return [e for e in elements if e.id != element.id
+            and max(coverage(e.bbox, element.bbox), coverage(element.bbox, e.bbox)) >= 0.8]
+
+
 def selected_element_tools(doc: Document, elements: Sequence[Element], element: Element) -> None:
-    st.markdown(f"**Selected:** {category_label(element.category)} · `{element.id}`")
+    same_spot = overlapping(elements, element)
+    text_col, next_col = st.columns([5, 1.4], vertical_alignment="center")
+    text_col.markdown(f"**Selected:** {category_label(element.category)} · `{element.id}`")
+    if same_spot:
+        following = same_spot[0]
+        next_col.button(f"Next here ({len(same_spot)})", key="rli:edit:next_here", width="stretch",
+                        help=f"{len(same_spot)} other element(s) on the same spot; select {element_label(following)}",
+                        on_click=_select, args=(doc.doc_id, following.id))
     categories = list(Category)
     label_col, relabel_col, delete_col = st.columns([3, 1.2, 1.2], vertical_alignment="bottom")
     picker = f"rli:edit:category:{element.id}"
