@@ -26,7 +26,7 @@ import json
 import sys
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -38,7 +38,7 @@ from core.reanchor import (
     ELEMENT_REFS, AnchorPlan, Unanchored, anchor_of, is_reviewer_element_id, old_element_lookup,
     plan_reanchoring, reviewer_element_id,
 )
-from core.store import StoredEvent, Workspace, now_iso
+from core.store import StoredEvent, Workspace
 
 TextReader = Callable[[int, BBox], str]
 
@@ -394,11 +394,6 @@ def clear_cache() -> None:
     _CACHE.clear()
     with _MACHINE_LOCK:
         _MACHINE.clear()
-
-
-def has_reviewer_links(element: Element) -> bool:
-    """True when a reviewer set this caption's/footnote's links: they override automatic attachment."""
-    return "reviewer:link" in element.rules or "reviewer:unlink" in element.rules
 
 
 # ---- validation and recording ---------------------------------------------------------------

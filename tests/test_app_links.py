@@ -1,7 +1,7 @@
 """The Links page (pages/links.py) through the real app with AppTest."""
 from apptest_helpers import doc_id_of, open_page, sample_workspace, texts  # noqa: F401
 from core.categories import Category
-from core.corrections import corrected_document, record_events
+from core.corrections import corrected_document
 from core.review import link_attachments, link_queue
 from core.store import Workspace
 

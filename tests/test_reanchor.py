@@ -4,7 +4,6 @@ import pytest
 
 from core.categories import Category
 from core.corrections import corrected_document, corrected_view, record_events
-from core.model import Element
 from core.reanchor import Anchor, find_anchor, plan_reanchoring, reviewer_element_id, text_similarity
 from core.store import Workspace
 from review_fixtures import build_pdf, by_text, machine_document, picture, stored_document
