@@ -22,6 +22,7 @@ from core.retrieval import RETRIEVERS, RetrieverOptions
 from core.tokenize import TokenizerSpec
 from ui import state
 from ui.page_view import page_view
+from ui.tables import pickable_table
 from ui.text import md_escape, shorten
 
 REPORT_KEY = "rli:eval:report"
@@ -195,19 +196,9 @@ def question_table(report: EvaluationReport) -> str | None:
     frame = pd.DataFrame(list(by_question.values()))
     st.caption(f"rank = first retrieved chunk citing an evidence element (empty: not in the top {k}); "
                f"found@{n} = share of the evidence inside the first {n:,} characters")
-    ids = list(by_question)
-
-    def row_picked() -> None:
-        rows = st.session_state["rli:eval:questions"].selection.rows
-        if rows:
-            st.session_state[OPEN_KEY] = ids[rows[0]]
-
-    st.dataframe(frame, key="rli:eval:questions", on_select=row_picked, selection_mode="single-row",
-                 hide_index=True, width="stretch")
-    if st.session_state.get(OPEN_KEY) not in ids:
-        st.session_state[OPEN_KEY] = None
-    return st.selectbox("Open a question (or click its row)", [None, *ids], key=OPEN_KEY,
-                        format_func=lambda i: "—" if i is None else f"{i} · {by_question[i]['question']}")
+    return pickable_table(frame, list(by_question), table_key="rli:eval:questions", open_key=OPEN_KEY,
+                          label="Open a question (or click its row)",
+                          describe=lambda i: by_question[i]["question"])
 
 
 def drill_down(report: EvaluationReport, question_id: str) -> None:

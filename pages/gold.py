@@ -23,6 +23,7 @@ from core.render import Box
 from core.store import Workspace
 from ui import state
 from ui.page_view import page_view
+from ui.tables import pickable_table
 from ui.text import md_escape, shorten
 
 EVIDENCE_COLOUR = "#ffbf00"  # amber: not a category colour, so evidence stands out from the overlays
@@ -205,20 +206,10 @@ def items_table(items: list[GoldItem], sources: dict[str, str]) -> GoldItem | No
         "not anchored": [sum(e.level != ANCHORED for e in i.evidence) for i in items],
         "tags": [", ".join(i.tags) for i in items],
     })
-    ids = [i.id for i in items]
-
-    def row_picked() -> None:
-        rows = st.session_state["rli:gold:table"].selection.rows
-        if rows:
-            st.session_state[OPEN_KEY] = ids[rows[0]]
-
-    st.dataframe(frame, key="rli:gold:table", on_select=row_picked, selection_mode="single-row",
-                 hide_index=True, width="stretch")
-    if st.session_state.get(OPEN_KEY) not in ids:
-        st.session_state[OPEN_KEY] = None
     questions = {i.id: i for i in items}
-    chosen = st.selectbox("Open a question (or click its row)", [None, *ids], key=OPEN_KEY,
-                          format_func=lambda i: "—" if i is None else f"{i} · {shorten(questions[i].question, 60)}")
+    chosen = pickable_table(frame, [i.id for i in items], table_key="rli:gold:table", open_key=OPEN_KEY,
+                            label="Open a question (or click its row)",
+                            describe=lambda i: shorten(questions[i].question, 60))
     return questions.get(chosen) if chosen else None
 
 
