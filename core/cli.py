@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from typing import Any, Callable, Iterable
 
@@ -109,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     except InspectorError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `… | head`: the reader has all it wants; not an error
+        sys.stdout = open(os.devnull, "w")
+        return 0
     except (FileNotFoundError, IsADirectoryError, PermissionError) as err:
         print(f"error: cannot read {err.filename}: {err.strerror}", file=sys.stderr)
         return 2

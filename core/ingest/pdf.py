@@ -13,6 +13,7 @@ import atexit
 import bisect
 import contextlib
 import functools
+import importlib.metadata
 import os
 import pickle
 import re
@@ -953,7 +954,11 @@ def _vector_extras(facts: PageFacts, rules: Iterable[BBox], occupied: Sequence[B
 # The layout engine: the model's boxes, each filled with the text lines it covers.
 # ---------------------------------------------------------------------------------------------
 def load_layout_model() -> None:
-    """`import pymupdf.layout` activates the ONNX model inside PyMuPDF (offline, loaded once)."""
+    """`import pymupdf.layout` activates the ONNX model inside PyMuPDF (offline, loaded once).
+
+    core/__init__.py declines that import in every other process; lift the block here first."""
+    if sys.modules.get("pymupdf.layout", ...) is None:
+        del sys.modules["pymupdf.layout"]
     import pymupdf.layout  # noqa: F401
 
 
@@ -1237,8 +1242,9 @@ class Parsed:
 def engine_version(engine: str) -> str:
     version = f"{engine}/{INGEST_VERSION} pymupdf-{pymupdf.VersionBind}"
     if engine == "layout":
-        import pymupdf.layout as layout
-        version += f" layout-{layout.version}"
+        # The model ships inside the pymupdf wheel: its version is the wheel's, and asking the
+        # metadata keeps the model out of this process (it runs in the layout worker).
+        version += f" layout-{importlib.metadata.version('pymupdf')}"
     return version
 
 
