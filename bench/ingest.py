@@ -14,7 +14,6 @@ ours, raw, ours, …) and the median of each side is taken, because this machine
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import statistics
 import sys
@@ -28,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 import pymupdf  # noqa: E402
 
 from core.ingest import ingest_bytes  # noqa: E402
-from core.ingest.pdf import layout_worker_pid, parse_pdf, start_layout_worker  # noqa: E402
+from core.ingest.pdf import layout_worker_pid, load_layout_model, parse_pdf, start_layout_worker  # noqa: E402
 from core.refine import refine  # noqa: E402
 from core.store import Workspace, doc_id_for, sha256_of  # noqa: E402
 
@@ -107,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     pdfs = sorted((ROOT / "sample_docs").glob("*.pdf")) + list(args.pdfs)
     engines = ("layout", "fast") if args.engine == "both" else (args.engine,)
     if "layout" in engines:
-        importlib.import_module("pymupdf.layout")  # load the model before timing anything…
+        load_layout_model()  # load the model before timing anything…
         raw_layout(pdfs[0].read_bytes())
         start_layout_worker()  # …in this process and in the layout worker
         engine_only("layout")(pdfs[0].read_bytes())
