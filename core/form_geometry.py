@@ -522,6 +522,8 @@ def group_label(area: BBox, labels: Sequence[Unit], used: set[str]) -> Unit | No
 _SENTENCE_END = re.compile(r"[。．]$|[a-z]{3,}\.$")
 _NUMBERISH = re.compile(r"^[\d\s,.\-/:¥￥$%円年月日()（）]+$")
 _COLON_END = re.compile(r"[:：]\s*$")
+_YEAR_PREFIX = re.compile(r"^[,，、]\s*(?:19|20)$")  # "…, 20" before a two-digit year blank
+_LINE_NUMBER = re.compile(r"^\d{1,2}[a-z]?$")
 
 
 def _key_like(u: Unit, form_page: bool = True, max_chars: int = MAX_KEY_CHARS) -> bool:
@@ -530,11 +532,15 @@ def _key_like(u: Unit, form_page: bool = True, max_chars: int = MAX_KEY_CHARS) -
     text = strip_mark_glyphs(u.text)
     # on a form page, text the parser called a picture or a table of contents (dot leaders) counts
     categories = KEY_CATEGORIES + ((C.PICTURE, C.DOCUMENT_INDEX) if form_page else ())
-    if not text or u.category not in categories or u.kind != "text" or not _WORDY.search(text):
+    if not text or u.category not in categories or u.kind != "text":
+        return False
+    if not _WORDY.search(text) and not _YEAR_PREFIX.match(text.strip()):
         return False
     latin = not any(0x3000 <= ord(ch) <= 0x9FFF or 0xFF00 <= ord(ch) <= 0xFFEF for ch in text)
     if len(text) > max_chars * (1.6 if latin else 1) or "\n" in text.strip():
         return False
+    if _YEAR_PREFIX.match(text.strip()):
+        return True  # "…, 20__": the printed century of a year to complete labels the blank after it
     if _NUMBERISH.match(_COLON_END.sub("", text)):
         return False  # "2019年3月:" or "23,800" is a value or a date, not a label
     if _COLON_END.search(text):
@@ -639,7 +645,9 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     data_tables = {t.id for t in tables if _data_table(t, page, form_page)}
     texts = [u for u in texts if u.element_id not in data_tables]
     value_used: set[str] = set()
-    ordered = sorted((u for u in texts if u.id not in used), key=lambda u: (round(u.bbox[1] / 4), u.bbox[0]))
+    stacked = _stacked_words(texts)
+    ordered = sorted((u for u in texts if u.id not in used and u.id not in stacked),
+                     key=lambda u: (round(u.bbox[1] / 4), u.bbox[0]))
     for key in ordered:
         # a label over a ruled blank may be long (US forms); the looser rules want a short key
         if key.id in used or key.id in value_used or not _key_like(key, True, max_chars=LONG_KEY_CHARS):
@@ -750,8 +758,12 @@ def _value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Uni
         below = _inside(texts, area, exclude)
         if not beside and not _continues_label(key, below) and not _data_row(texts, row, kb, exclude):
             return _value_unit(below, area, doc_id, page), 0.6
-    # a box to the right on the same row
     fillers = fillers_of(texts)
+    amount = _amount_row(key, texts, r, fillers, exclude)
+    if amount is not None:
+        return _value_unit(_inside(texts, amount, exclude | _line_number_ids(texts, amount)), amount,
+                           doc_id, page), 0.75
+    # a box to the right on the same row
     walls = sorted(x for x, a, b in r.v if x >= kb[2] - 1 and a - 1 <= cy <= b + 1
                    and (x - kb[2] <= 160 or _bridged(kb[2], x, kb, fillers)))
     for x in walls[:2]:
@@ -759,7 +771,8 @@ def _value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Uni
         if box is not None and box[0] >= kb[2] - 2 and box[3] - box[1] <= max(4.5 * h, 30) \
                 and not _text_between(label_candidates(texts), kb[2], box[0], kb, exclude):
             inside = _inside(texts, box, exclude)
-            if not inside or not (_key_like_colon(inside[0]) or _labels_own_cell(inside[0], box)):
+            owner = any(_key_like(u) and _labels_own_cell(u, box) for u in _inside(texts, box, {key.id}))
+            if not owner and (not inside or not (_key_like_colon(inside[0]) or _labels_own_cell(inside[0], box))):
                 return _value_unit(inside, box, doc_id, page), 0.8
     # an underline to the right
     for y, a, b in r.h:
@@ -772,6 +785,8 @@ def _value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Uni
         if not _text_between_rows(texts, kb, b, exclude):
             inside = _inside(texts, b, exclude)
             return _value_unit(inside, b, doc_id, page), 0.7
+    if _YEAR_PREFIX.match(key.text.strip()):
+        return None  # ", 20" labels only a ruled blank, never the printed text beside it
     if not form_page or not _key_like(key, form_page) or (
             key.category not in LOOSE_KEY_CATEGORIES and not _COLON_END.search(key.text)):
         return None  # text beside text inside a table or figure is a row of data, not a filled field
@@ -856,7 +871,37 @@ def _code_columns(pairs: list[Pair]) -> set[int]:
         common = max(set(shapes), key=shapes.count) if shapes else ""
         if len(idx) >= 4 and len(common) <= 4 and shapes.count(common) >= 0.8 * len(idx):
             drop.update(idx)
+            drop.update(_column_header(pairs, [pairs[i].value.bbox for i in idx]))
     return drop
+
+
+def _column_header(pairs: list[Pair], column: Sequence[BBox]) -> set[int]:
+    """The pair whose value sits right above a dropped code column, centred on it, is that
+    table's header row ("Application Is For:" | "Code"), not a filled field."""
+    top = min(b[1] for b in column)
+    cx = sorted((b[0] + b[2]) / 2 for b in column)[len(column) // 2]
+    height = max(b[3] - b[1] for b in column)
+    return {i for i, p in enumerate(pairs) if p.kind == "text" and p.value is not None and p.value.text.strip()
+            and abs((p.value.bbox[0] + p.value.bbox[2]) / 2 - cx) <= 6
+            and 0 <= top - p.value.bbox[3] <= 2.5 * height}
+
+
+def _stacked_words(texts: Sequence[Unit]) -> set[str]:
+    """Single short words stacked three or more high at one left edge, line under line ("Print /
+    or / Type" beside an address block), are a vertical heading, not keys of the rows they sit on."""
+    words = sorted((u for u in texts if re.fullmatch(r"[^\W\d_]{1,8}", strip_mark_glyphs(u.text).strip())),
+                   key=lambda u: u.bbox[1])
+    out: set[str] = set()
+    for i, u in enumerate(words):
+        chain = [u]
+        for v in words[i + 1:]:
+            last = chain[-1]
+            if abs(v.bbox[0] - last.bbox[0]) <= 3 and -0.3 * last.height <= v.bbox[1] - last.bbox[3] <= 0.8 * last.height \
+                    and v.bbox[1] > last.bbox[1]:
+                chain.append(v)
+        if len(chain) >= 3:
+            out.update(c.id for c in chain)
+    return out
 
 
 def _key_like_colon(u: Unit) -> bool:
@@ -866,3 +911,51 @@ def _key_like_colon(u: Unit) -> bool:
 def _text_between(texts: Sequence[Unit], x0: float, x1: float, row: BBox, exclude: set[str]) -> bool:
     return any(u.id not in exclude and _same_row(u.bbox, row) and u.bbox[0] >= x0 - 1 and u.bbox[2] <= x1 + 1
                for u in texts)
+
+
+def _line_number_ids(texts: Sequence[Unit], area: BBox) -> set[str]:
+    return {u.id for u in _inside(texts, area, set()) if _LINE_NUMBER.match(u.text.strip())}
+
+
+def _amount_row(key: Unit, texts: Sequence[Unit], r: Rulings, fillers: Sequence[Unit],
+                exclude: set[str]) -> BBox | None:
+    """A row of adjacent boxes on a rule under the key's line, reached across dot leaders (a US
+    form's "Tentative total tax . . . . 6 [dollars][cents]"): a leading box holding only the line
+    number is not the value, the first other box is, and the boxes right after it (cents, a second
+    code digit) continue the same field."""
+    kb, h = key.bbox, key.height
+    cy = (kb[1] + kb[3]) / 2
+    rules = [(y, a, b) for y, a, b in r.h if kb[3] - 0.5 * h <= y <= kb[3] + 0.8 * h and b > kb[2]]
+    walls = sorted(x for x, a, b in r.v if x >= kb[2] - 1 and a - 1 <= cy <= b + 1)
+    if not rules or len(walls) < 2:
+        return None
+    first = walls[0]
+    if first - kb[2] > 40 and not _bridged(kb[2], first, kb, fillers):
+        return None
+    if _text_between(label_candidates(texts), kb[2], first, kb, exclude):
+        return None
+    cells: list[BBox] = []
+    for x0, x1 in zip(walls, walls[1:]):
+        bottom = next((y for y, a, b in rules if a <= x0 + 2.5 and b >= x1 - 2.5), None)
+        if bottom is None or x1 - x0 < 6:
+            break
+        top = max([a for x, a, b in r.v if abs(x - x0) <= 1.5 and a - 1 <= cy <= b + 1] + [kb[1] - 2])
+        cells.append((x0, min(top, kb[1] - 1), x1, bottom))
+    if cells:  # the rule may run on past the last wall: an open-ended last box (cents at the margin)
+        x0 = cells[-1][2]
+        tail = [b for y, a, b in rules if abs(y - cells[-1][3]) <= 1 and a <= x0 + 2.5]
+        if tail and 8 <= max(tail) - x0 <= cells[-1][2] - cells[-1][0]:
+            cells.append((x0, cells[-1][1], max(tail), cells[-1][3]))
+    if len(cells) < 2:
+        return None  # one box: the plain box and underline rules decide
+    inside = [_inside(texts, c, exclude) for c in cells]
+    start = 0
+    while start < len(cells) - 1 and inside[start] and all(_LINE_NUMBER.match(u.text.strip()) for u in inside[start]):
+        start += 1
+    if any(_key_like(u) for u in inside[start]):
+        return None
+    end = start
+    while end + 1 < len(cells) and not any(_key_like(u) or _LINE_NUMBER.match(u.text.strip()) for u in inside[end + 1]) \
+            and cells[end + 1][2] - cells[end + 1][0] <= cells[start][2] - cells[start][0]:
+        end += 1
+    return union_box(cells[start:end + 1])

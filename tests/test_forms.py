@@ -511,3 +511,107 @@ def test_dates_with_colons_in_a_timeline_do_not_make_a_page_a_form():
     labels = [replace(e, text=t) for e, t in zip(lines, ("氏名:", "住所:", "電話:", "備考:"))]
     page = Page(1, 595, 842, elements=tuple(labels))
     assert fg.form_signal(page, fg.page_units(replace(doc, pages=(page,)), page))
+
+
+# ---- US-style ruled rows (tiny flattened PDFs drawn in code) ----------------------------------
+def _drawn_form_fields(tmp_path, draw) -> tuple[FormField, ...]:
+    from core.store import Workspace
+
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=612, height=792)
+    draw(page)
+    for i, label in enumerate(("Name:", "Phone:", "Email:")):  # the colon labels that show a form
+        page.insert_text((36, 700 + 14 * i), label, fontsize=9)
+    ws = Workspace(tmp_path / "ws")
+    rec = ingest_bytes(ws, pdf.tobytes(), "drawn.pdf", engine="fast").record
+    fields = extract_fields(corrected_document(ws, rec.doc_id))
+    ws.close()
+    return fields
+
+
+def _line(page, a, b, width=0.5) -> None:
+    page.draw_line(pymupdf.Point(*a), pymupdf.Point(*b), width=width)
+
+
+def _amount_lines(page) -> None:
+    """Two numbered lines: label, dot leaders, the line number in its own box, then dollars and cents."""
+    for n, (label, top) in enumerate((("Tentative total tax", 300), ("Total payments and credits", 324)), start=6):
+        page.insert_text((45, top + 9), str(n), fontsize=9)
+        page.insert_text((65, top + 9), label, fontsize=9)
+        x = 65 + pymupdf.get_text_length(label, fontsize=9) + 8
+        while x < 452:
+            page.insert_text((x, top + 9), ".", fontsize=9)
+            x += 12
+        page.insert_text((469, top + 9), str(n), fontsize=9)
+        for wall in (461, 482, 554):
+            _line(page, (wall, top), (wall, top + 12))
+        _line(page, (461, top + 12), (576, top + 12))
+
+
+def test_a_line_number_box_is_skipped_and_the_cents_box_continues_the_amount_field(tmp_path):
+    fields = _drawn_form_fields(tmp_path, _amount_lines)
+    pairs = {f.key: f for f in fields}
+    assert set(pairs) == {"Tentative total tax", "Total payments and credits"}
+    for f in pairs.values():
+        assert f.value == "" and f.value_type == "empty_value"
+        x0, _, x1, _ = f.value_bbox
+        assert abs(x0 - 482) <= 2 and abs(x1 - 576) <= 2  # dollars and cents, not the "6"/"7" box
+
+
+def test_a_comma_and_century_labels_the_year_blank_after_it(tmp_path):
+    def draw(page):
+        page.insert_text((65, 109), "Tax year beginning", fontsize=9)
+        _line(page, (150, 110), (220, 110))
+        page.insert_text((222, 109), ", 20", fontsize=9)
+        _line(page, (240, 110), (256, 110))
+        page.insert_text((260, 109), "and ending", fontsize=9)
+        _line(page, (310, 110), (380, 110))
+        page.insert_text((382, 109), ", 20", fontsize=9)
+        _line(page, (400, 110), (416, 110))
+
+    fields = _drawn_form_fields(tmp_path, draw)
+    blanks = sorted(round(f.value_bbox[0]) for f in fields if f.value_type == "empty_value")
+    assert blanks == [150, 240, 310, 400]
+    assert all(f.key in ("Tax year beginning", "and ending", ", 20") for f in fields)
+
+
+def test_a_lone_number_after_a_comma_is_not_a_label_where_nothing_is_ruled(tmp_path):
+    def draw(page):
+        page.insert_text((65, 109), "Name:", fontsize=9)
+        page.insert_text((120, 109), "Jane Doe", fontsize=9)
+        page.insert_text((65, 129), "Signed in Boston", fontsize=9)
+        page.insert_text((150, 129), ", 20", fontsize=9)
+        page.insert_text((180, 129), "March 3", fontsize=9)
+
+    fields = _drawn_form_fields(tmp_path, draw)
+    assert ", 20" not in {f.key for f in fields}
+
+
+def test_a_vertical_heading_of_stacked_words_is_not_a_key(tmp_path):
+    def draw(page):
+        for i, word in enumerate(("Print", "or", "Type")):
+            page.insert_text((36, 108 + 13 * i), word, fontsize=10)
+        for top in (94, 118, 142):
+            _line(page, (86, top), (576, top))
+        _line(page, (86, 94), (86, 142))
+        _line(page, (576, 94), (576, 142))
+        page.insert_text((90, 103), "Name", fontsize=9)
+        page.insert_text((90, 127), "Number, street, and room or suite no.", fontsize=9)
+
+    keys = {f.key for f in _drawn_form_fields(tmp_path, draw)}
+    assert not keys & {"Print", "or", "Type"}
+    assert {"Name", "Number, street, and room or suite no."} <= keys
+
+
+def test_the_header_row_of_a_printed_code_table_is_not_a_field(tmp_path):
+    def draw(page):
+        page.insert_text((36, 100), "Application", fontsize=9)
+        page.insert_text((36, 111), "Is For:", fontsize=9)
+        page.insert_text((240, 100), "Form", fontsize=9)
+        page.insert_text((240, 111), "Code", fontsize=9)
+        for i in range(6):
+            page.insert_text((36, 124 + 12 * i), f"Form 10{i}{i}-X", fontsize=9)
+            page.insert_text((247, 124 + 12 * i), f"0{i + 1}", fontsize=9)
+
+    values = {f.value for f in _drawn_form_fields(tmp_path, draw)}
+    assert "Code" not in values and not values & {f"0{i + 1}" for i in range(6)}
