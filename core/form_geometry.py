@@ -952,8 +952,9 @@ def _amount_row(key: Unit, texts: Sequence[Unit], r: Rulings, fillers: Sequence[
     start = 0
     while start < len(cells) - 1 and inside[start] and all(_LINE_NUMBER.match(u.text.strip()) for u in inside[start]):
         start += 1
-    if any(_key_like(u) for u in inside[start]):
-        return None
+    if cells[start][2] - cells[start][0] > 160 or any(
+            _key_like(u) or not _valueish(u) or len(u.text.strip()) > 30 for u in inside[start]):
+        return None  # an amount or code box is narrow and holds a short value, not a line of print
     end = start
     while end + 1 < len(cells) and not any(_key_like(u) or _LINE_NUMBER.match(u.text.strip()) for u in inside[end + 1]) \
             and cells[end + 1][2] - cells[end + 1][0] <= cells[start][2] - cells[start][0]:
