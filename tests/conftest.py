@@ -7,6 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests check behaviour, not speed: a per-example deadline only turns a busy 2-core
+# machine into a failure (speed figures live in bench/).
+settings.register_profile("rli", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("rli")
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DOCS = ROOT / "sample_docs"
