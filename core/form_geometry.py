@@ -193,10 +193,11 @@ def page_units(doc: Document, page: Page) -> tuple[Unit, ...]:
             else:
                 out.append(Unit(uid, e.page, box, text, e.id, e.category, source=e.source, rows=rows))
     reviewed = {e.id for e in page.elements if "reviewer:set_selection" in e.rules}
-    return _ticks_inside(out, reviewed)
+    dingbats = {e.id for e in page.elements if any("dingbat" in str(f).lower() for f in (e.attr("fonts") or ()))}
+    return _ticks_inside(out, reviewed, dingbats)
 
 
-def _ticks_inside(units: list[Unit], reviewed: set[str]) -> tuple[Unit, ...]:
+def _ticks_inside(units: list[Unit], reviewed: set[str], dingbats: set[str] = frozenset()) -> tuple[Unit, ...]:
     """A glyph drawn inside a box (a flattened check box's ✓, ×, or a ZapfDingbats mark the refine
     step did not know) means the box is checked; the glyph itself is not a label."""
     marks = [u for u in units if u.kind == "mark" and u.source != "widget"]
@@ -214,11 +215,17 @@ def _ticks_inside(units: list[Unit], reviewed: set[str]) -> tuple[Unit, ...]:
     if not ticks:
         return tuple(units)
     ticked = set(ticks.values())
+    # a box of unknown state (the refine step took it for an ornament) is checked only by a real
+    # tick: a symbol or a dingbat-font glyph ("G" in ZapfDingbats), not a letter or a number
+    symbol_ticked = {m for t, m in ticks.items()
+                     if next(u for u in units if u.id == t).element_id in dingbats
+                     or not any(ch.isalnum() for ch in next(u for u in units if u.id == t).text)}
     out = []
     for u in units:
         if u.id in ticks:
             continue
-        if u.id in ticked and u.state == "unselected" and u.element_id not in reviewed:
+        if u.id in ticked and u.element_id not in reviewed and (
+                u.state == "unselected" or (u.state == "unknown" and u.id in symbol_ticked)):
             u = replace(u, state="selected")
         out.append(u)
     return tuple(out)

@@ -615,3 +615,19 @@ def test_the_header_row_of_a_printed_code_table_is_not_a_field(tmp_path):
 
     values = {f.value for f in _drawn_form_fields(tmp_path, draw)}
     assert "Code" not in values and not values & {f"0{i + 1}" for i in range(6)}
+
+
+@pytest.mark.parametrize("tick,font,state", [("G", "ZapfDingbats", "selected"), ("✓", "Helvetica", "selected"),
+                                              ("1", "Helvetica", "unknown")])
+def test_a_dingbat_or_symbol_inside_an_unknown_square_checks_it_but_a_digit_does_not(tick, font, state):
+    from core import form_geometry as fg
+    from core.model import freeze_attrs
+
+    square = Element("s1", 1, 0, Category.DECORATIVE, (73, 503, 90, 520), "", "fast",
+                     attrs=freeze_attrs({"kind": "square", "filled": False}))
+    glyph = Element("g1", 1, 1, Category.TEXT, (77, 506, 86, 517), tick, "fast",
+                    attrs=freeze_attrs({"fonts": (font,)}))
+    label = Element("l1", 1, 2, Category.TEXT, (101, 506, 189, 518), "Bachelor's degree", "fast")
+    doc = Document("0123456789abcdef", "x.pdf", "0" * 64, "fast", (Page(1, 612, 792, elements=(square, glyph, label)),))
+    marks = [u for u in fg.page_units(doc, doc.page(1)) if u.kind == "mark"]
+    assert [m.state for m in marks] == [state]
