@@ -9,7 +9,8 @@ Rules (seed 000, issue 3):
 - caption → picture/table on the same page, nearest by reading order then bbox distance; never
   across pages. A caption with no such neighbour stays in the text flow where it is.
 - footnote → the block holding its marker (※1, *1, 注1, ¹, (1)) anywhere on the page, else the
-  nearest preceding body block, else the nearest following one; on a page with no body at all,
+  block whose raised reference numbers (ingest's `sup_marks`: a plain "1" set as superscript)
+  include the note's leading number ("1 …", "注5"), else the nearest preceding body block, else the nearest following one; on a page with no body at all,
   the chunk before it. Never a chunk of its own, never dropped.
 - a caption's/footnote's `links` (set by a reviewer, or by an importer) override all of this.
 - page header/footer: text repeated on ≥3 pages (digits masked), bare page numbers and copyright
@@ -93,7 +94,7 @@ class Attachment:
     source: str  # the caption / footnote element id
     category: Category
     target: str | None  # the element it joined; None when it stayed in the flow or joined a chunk
-    how: str  # link | marker | reading_order | preceding | following | previous_chunk | unattached | unlinked
+    how: str  # link | marker | sup_marker | reading_order | preceding | following | previous_chunk | unattached | unlinked
 
 
 @dataclass(frozen=True)
@@ -216,6 +217,21 @@ def footnote_marker(text: str) -> re.Pattern[str] | None:
         if m:
             return re.compile(body.format(n=m.group(1)))
     return None
+
+
+_SUP_DIGITS = str.maketrans(_SUPERSCRIPTS, "1234567890")
+_NOTE_NUMBER = re.compile(r"^\s*(?:※|[*＊]|[(（]?\s*注)?\s*(\d{1,3})(?!\d)")
+
+
+def footnote_number(text: str) -> str | None:
+    """The number a footnote starts with ("1 SP 800…", "13インターネット…", "¹", "※5", "注5"), as the
+    body's superscript reference marks (ingest's `sup_marks`) would spell it."""
+    raw = text.lstrip()
+    sup = re.match(f"[{_SUPERSCRIPTS}]+", raw)
+    if sup:
+        return str(int(sup.group(0).translate(_SUP_DIGITS)))
+    m = _NOTE_NUMBER.match(nfkc(raw))
+    return str(int(m.group(1))) if m else None
 
 
 def marker_position(pattern: re.Pattern[str], text: str) -> int | None:
@@ -593,10 +609,28 @@ class _PageBuilder:
                     hits.append((pos == 0, e.seq > note.seq, abs(e.seq - note.seq), e))
             if hits:
                 return min(hits, key=lambda h: h[:3])[3], "marker"
+        sup = self._superscript_target(note, candidates)
+        if sup is not None:
+            return sup, "sup_marker"
         before = [e for e in candidates if e.seq < note.seq]
         if before:
             return max(before, key=lambda e: (e.seq, -distance(e.bbox, note.bbox))), "preceding"
         return min(candidates, key=lambda e: (e.seq, distance(e.bbox, note.bbox))), "following"
+
+    @staticmethod
+    def _superscript_target(note: Element, candidates: list[Element]) -> Element | None:
+        """The block whose raised reference numbers (`sup_marks`, read at ingest) include the
+        note's number. The number must still be in the block's text: a block split by refine
+        keeps the whole block's marks on every part."""
+        number = footnote_number(note.text)
+        if number is None:
+            return None
+        in_text = re.compile(f"(?<!\\d){number}(?!\\d)")
+        hits = [e for e in candidates
+                if number in (e.attr("sup_marks") or ()) and in_text.search(nfkc(e.text))]
+        if not hits:
+            return None
+        return min(hits, key=lambda e: (e.seq > note.seq, abs(e.seq - note.seq)))
 
     # blocks ---------------------------------------------------------------------------------
     def _blocks(self) -> list[Block]:
@@ -682,6 +716,8 @@ class _PageBuilder:
                 at = len(pieces) - 1
                 if pattern is not None:
                     at = next((k for k, p in enumerate(pieces) if marker_position(pattern, p.text) is not None), at)
+                else:
+                    at = self._sup_mark_piece(target, src, pieces, at)
                 if at < 0:
                     pieces.append(glue)
                 else:
@@ -694,6 +730,18 @@ class _PageBuilder:
                 else:
                     pieces.append(glue)
         return pieces
+
+    @staticmethod
+    def _sup_mark_piece(target: Element, note: Element, pieces: list[Piece], default: int) -> int:
+        """The sentence holding a raised reference number. The text keeps only a plain digit glued
+        to the word before it ("バイアス11等", "calls.1"), which ordinary numbers can look like, so
+        only an unambiguous sentence is chosen."""
+        number = footnote_number(note.text)
+        if number is None or number not in (target.attr("sup_marks") or ()):
+            return default
+        glued = re.compile(f"(?<![\\d\\s]){number}(?!\\d)")
+        found = [k for k, p in enumerate(pieces) if glued.search(nfkc(p.text))]
+        return found[0] if len(found) == 1 else default
 
     def _group(self, items: list[Element]) -> Block:
         pieces: list[Piece] = []

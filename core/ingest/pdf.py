@@ -44,6 +44,8 @@ INGEST_VERSION = "1"  # bump when the elements an engine emits change, so stored
 # pass for images, e.g. get_image_info, costs a whole extra text-page build).
 TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT
 _LATIN = re.compile(r"[!-~]")
+# a body's reference to a note set as a raised number: "1", "12", "1,2" (not "2023", not "1.5")
+_SUP_NUMBER = re.compile(r"\d{1,3}(?:[,，]\s*\d{1,3})*")
 SUPERSCRIPT, ITALIC, SERIF, MONO, BOLD = 1, 2, 4, 8, 16
 
 
@@ -113,8 +115,8 @@ def _font_traits(font: str) -> tuple[bool, bool, bool]:
 
 
 class Line:
-    __slots__ = ("bbox", "text", "size", "bold", "fonts", "mono", "latin", "chars", "sup_start", "block", "vertical",
-                 "spans", "glyphs")
+    __slots__ = ("bbox", "text", "size", "bold", "fonts", "mono", "latin", "chars", "sup_start", "sup_marks", "block",
+                 "vertical", "spans", "glyphs")
 
     def __init__(self, bbox: BBox, spans: list[Span], block: int):
         self.bbox = bbox
@@ -147,8 +149,25 @@ class Line:
         first = next((s for s in spans if s.text.strip()), None)
         self.sup_start = bool(first is not None and first is not spans[-1] and len(first.text.strip()) <= 3
                               and (first.flags & SUPERSCRIPT or first.size < self.size * 0.8))
+        self.sup_marks = self._sup_marks(first) if len(spans) > 1 else ()
         self.glyphs: tuple[tuple[str, BBox], ...] = ()
         self.vertical = False
+
+    def _sup_marks(self, first: Span | None) -> tuple[str, ...]:
+        """Numbers set as superscript inside the line: the body's references to its footnotes. A
+        span counts when flagged superscript, or smaller and raised (a subscript sits low). The
+        line's own leading mark (a footnote's "¹ …", see `sup_start`) is not a reference."""
+        marks: list[str] = []
+        bottom = self.bbox[3] - 0.1 * self.size
+        for s in self.spans:
+            if s.size >= self.size or (s is first and self.sup_start):
+                continue
+            if not (s.flags & SUPERSCRIPT or (s.size < self.size * 0.8 and s.bbox[3] < bottom)):
+                continue
+            text = s.text.strip()
+            if text and _SUP_NUMBER.fullmatch(text):
+                marks.extend(re.findall(r"\d+", text))
+        return tuple(marks)
 
 
 @dataclass
@@ -513,6 +532,9 @@ def text_attrs(lines: Sequence[Line], keep_lines: bool = False) -> dict[str, Any
         attrs["vertical"] = True
     if ordered[0].sup_start:
         attrs["sup_start"] = True
+    marks = [m for ln in ordered for m in ln.sup_marks]
+    if marks:
+        attrs["sup_marks"] = tuple(dict.fromkeys(marks))
     glyphs = [(ch, *map(_r1, b)) for ln in ordered for ch, b in ln.glyphs]
     if glyphs:
         attrs["glyphs"] = tuple(glyphs)
