@@ -26,7 +26,7 @@ ZOOMS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
 DEFAULT_ZOOM = 1.25
 FIT = "fit"  # zoom setting: the largest of ZOOMS that fits the page column
 ZOOM_CHOICES = (FIT, *ZOOMS)  # for a zoom widget: state.set_zoom(choice), label with state.zoom_label
-FIT_WIDTH_PX = 760  # the page column's width in a 1600-px-wide window with the sidebar open
+FIT_WIDTH_PX = 640  # the page column's width in a 1400-px-wide window with the sidebar open (760 at 1600 px cut pages off on laptops)
 
 
 # ---- workspace ----------------------------------------------------------------------------------
