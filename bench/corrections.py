@@ -25,7 +25,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import pymupdf  # noqa: E402
 
 from core import corrections  # noqa: E402
 from core.categories import Category  # noqa: E402
@@ -33,16 +32,8 @@ from core.corrections import corrected_view, record_events  # noqa: E402
 from core.ingest import ingest_path  # noqa: E402
 from core.review import audit_log, review_progress  # noqa: E402
 from core.store import Workspace  # noqa: E402
+from long_document import long_pdf  # noqa: E402  (bench/ is on sys.path when run as a script)
 
-SAMPLE = ROOT / "sample_docs" / "keihi_seisan_kitei.pdf"
-
-
-def long_pdf(path: Path, pages: int) -> None:
-    src = pymupdf.open(SAMPLE)
-    out = pymupdf.open()
-    while out.page_count < pages:
-        out.insert_pdf(src, to_page=min(src.page_count, pages - out.page_count) - 1)
-    out.save(path)
 
 
 def timed(label: str, fn, baseline: float | None = None):

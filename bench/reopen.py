@@ -24,12 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import pymupdf  # noqa: E402
 
 from core.ingest import ingest_path  # noqa: E402
 from core.store import Workspace  # noqa: E402
+from long_document import long_pdf  # noqa: E402  (bench/ is on sys.path when run as a script)
 
-SAMPLE = ROOT / "sample_docs" / "keihi_seisan_kitei.pdf"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
@@ -44,14 +43,6 @@ doc = corrected_document(ws, {doc_id!r})
 t1 = time.perf_counter()
 print(json.dumps({{"seconds": t1 - t0, "pages": doc.page_count, "elements": sum(1 for _ in doc.elements())}}))
 """
-
-
-def long_pdf(path: Path, pages: int) -> None:
-    src = pymupdf.open(SAMPLE)
-    out = pymupdf.open()
-    while out.page_count < pages:
-        out.insert_pdf(src, to_page=min(src.page_count, pages - out.page_count) - 1)
-    out.save(path)
 
 
 def reopen_seconds(ws_root: Path, doc_id: str, repeats: int = 5) -> dict:
