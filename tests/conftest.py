@@ -43,3 +43,18 @@ def realdata() -> Path:
     if not REALDATA.is_dir():
         pytest.skip(f"{REALDATA} is absent: the real third-party files are not part of the repository")
     return REALDATA
+
+
+@pytest.fixture(scope="module")
+def fast_samples_root(tmp_path_factory) -> Path:
+    """A workspace folder holding the sample PDFs ingested with the fast engine, one per test module
+    (modules write gold items into it, so they do not share one)."""
+    from core.ingest import ingest_path
+    from core.store import Workspace
+
+    root = tmp_path_factory.mktemp("samples")
+    ws = Workspace(root)
+    for pdf in sorted(SAMPLE_DOCS.glob("*.pdf")):
+        ingest_path(ws, pdf, engine="fast")
+    ws.close()
+    return root

@@ -145,25 +145,13 @@ SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
 GOLD = SAMPLES / "gold_ja.jsonl"
 
 
-@pytest.fixture(scope="module")
-def sample_workspace(tmp_path_factory):
-    from core.ingest import ingest_path
-    from core.store import Workspace
-
-    root = tmp_path_factory.mktemp("samples")
-    ws = Workspace(root)
-    for pdf in sorted(SAMPLES.glob("*.pdf")):
-        ingest_path(ws, pdf, engine="fast")
-    return root
-
-
 def run_json(capsys, *argv) -> dict:
     assert cli_main(list(argv)) == 0
     return json.loads(capsys.readouterr().out)
 
 
-def test_default_policy_beats_naive_on_budget_recall_at_1000_chars(sample_workspace, capsys):
-    out = run_json(capsys, "evaluate", "--workspace", str(sample_workspace), "--gold", str(GOLD),
+def test_default_policy_beats_naive_on_budget_recall_at_1000_chars(fast_samples_root, capsys):
+    out = run_json(capsys, "evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
                    "--policy", "default", "--policy", "naive", "--json")
     rows = {(r["policy"], r["level"]): r for r in out["results"]}
     default, naive = rows[("default", "element")], rows[("naive", "element")]
@@ -171,8 +159,8 @@ def test_default_policy_beats_naive_on_budget_recall_at_1000_chars(sample_worksp
     assert default["budget_recall@1000"] > naive["budget_recall@1000"]
 
 
-def test_evaluate_json_has_the_promised_keys_for_every_k_and_budget(sample_workspace, capsys):
-    out = run_json(capsys, "evaluate", "--workspace", str(sample_workspace), "--gold", str(GOLD),
+def test_evaluate_json_has_the_promised_keys_for_every_k_and_budget(fast_samples_root, capsys):
+    out = run_json(capsys, "evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
                    "--policy", "default", "--retriever", "tfidf", "--k", "1,5", "--budget", "300,900", "--json")
     assert set(out) == {"results", "per_question"}
     assert {r["level"] for r in out["results"]} == {"element", "page"}
@@ -185,29 +173,29 @@ def test_evaluate_json_has_the_promised_keys_for_every_k_and_budget(sample_works
     assert len(out["per_question"]) == sum(1 for line in GOLD.read_text(encoding="utf-8").splitlines() if line)
 
 
-def test_evaluate_table_shows_budget_first_and_a_category_breakdown(sample_workspace, capsys):
-    assert cli_main(["evaluate", "--workspace", str(sample_workspace), "--gold", str(GOLD)]) == 0
+def test_evaluate_table_shows_budget_first_and_a_category_breakdown(fast_samples_root, capsys):
+    assert cli_main(["evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD)]) == 0
     text = capsys.readouterr().out
     header = next(line for line in text.splitlines() if line.startswith("policy"))
     assert header.split()[3] == "budget_recall@500"
     assert "by evidence category" in text and "footnote" in text and "selection_mark" in text
 
 
-def test_routed_scope_evaluates_each_question_against_its_own_document(sample_workspace, capsys):
-    out = run_json(capsys, "evaluate", "--workspace", str(sample_workspace), "--gold", str(GOLD),
+def test_routed_scope_evaluates_each_question_against_its_own_document(fast_samples_root, capsys):
+    out = run_json(capsys, "evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
                    "--policy", "default", "--scope", "routed", "--json")
     for question in out["per_question"]:
         assert {r["doc_id"] for r in question["retrieved"]} <= {question["doc_id"]}
 
 
-def test_evaluate_rejects_bad_k_with_a_message(sample_workspace, capsys):
-    assert cli_main(["evaluate", "--workspace", str(sample_workspace), "--gold", str(GOLD), "--k", "1,x"]) == 2
+def test_evaluate_rejects_bad_k_with_a_message(fast_samples_root, capsys):
+    assert cli_main(["evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD), "--k", "1,x"]) == 2
     assert "--k must be comma-separated whole numbers" in capsys.readouterr().err
 
 
-def test_dense_without_a_model_is_a_clear_error_not_a_download(sample_workspace, capsys, monkeypatch):
+def test_dense_without_a_model_is_a_clear_error_not_a_download(fast_samples_root, capsys, monkeypatch):
     monkeypatch.delenv("RLI_DENSE_MODEL", raising=False)
-    assert cli_main(["evaluate", "--workspace", str(sample_workspace), "--gold", str(GOLD),
+    assert cli_main(["evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
                      "--retriever", "dense"]) == 2
     assert "Nothing is downloaded" in capsys.readouterr().err
 
@@ -218,8 +206,8 @@ def test_a_check_box_glyph_is_not_text_the_budget_looks_for():
     assert score_question(q, ranked(form), [form], (1,), (100, 5)).budget == {100: 1.0, 5: 0.0}
 
 
-def test_two_policies_with_the_same_name_are_reported_separately(sample_workspace, capsys):
+def test_two_policies_with_the_same_name_are_reported_separately(fast_samples_root, capsys):
     toml = Path(__file__).resolve().parents[1] / "policies" / "default.toml"
-    out = run_json(capsys, "evaluate", "--workspace", str(sample_workspace), "--gold", str(GOLD),
+    out = run_json(capsys, "evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
                    "--policy", "default", "--policy", str(toml), "--json")
     assert {r["policy"] for r in out["results"]} == {"default", "default #2"}

@@ -180,17 +180,6 @@ SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
 GOLD = SAMPLES / "gold_ja.jsonl"
 
 
-@pytest.fixture(scope="module")
-def sample_workspace(tmp_path_factory):
-    from core.ingest import ingest_path
-
-    root = tmp_path_factory.mktemp("samples")
-    ws = Workspace(root)
-    for pdf in sorted(SAMPLES.glob("*.pdf")):
-        ingest_path(ws, pdf, engine="fast")
-    return root
-
-
 def test_the_shipped_gold_set_covers_what_it_promises():
     items = parse_gold_jsonl(GOLD.read_text(encoding="utf-8"))
     assert len(items) >= 25
@@ -202,25 +191,25 @@ def test_the_shipped_gold_set_covers_what_it_promises():
         assert i.evidence and all(e.record_id and e.page and e.bbox for e in i.evidence)
 
 
-def test_cli_import_anchors_every_shipped_item_and_export_round_trips(sample_workspace, tmp_path, capsys):
-    assert cli_main(["gold", "import", str(GOLD), "--workspace", str(sample_workspace)]) == 0
+def test_cli_import_anchors_every_shipped_item_and_export_round_trips(fast_samples_root, tmp_path, capsys):
+    assert cli_main(["gold", "import", str(GOLD), "--workspace", str(fast_samples_root)]) == 0
     captured = capsys.readouterr()
     reports = [json.loads(line) for line in captured.out.splitlines()]
     assert len(reports) >= 25 and all(r["unanchored"] == 0 and r["page_only"] == 0 for r in reports)
     out = tmp_path / "export.jsonl"
-    assert cli_main(["gold", "export", str(out), "--workspace", str(sample_workspace)]) == 0
+    assert cli_main(["gold", "export", str(out), "--workspace", str(fast_samples_root)]) == 0
     exported = {i.id: i for i in parse_gold_jsonl(out.read_text(encoding="utf-8"))}
     shipped = {i.id: i for i in parse_gold_jsonl(GOLD.read_text(encoding="utf-8"))}
     assert exported.keys() == shipped.keys()
     assert all(exported[k].question == shipped[k].question for k in shipped)
 
 
-def test_cli_exports_llamaindex_and_ragas_shapes_from_a_policys_chunks(sample_workspace, tmp_path, capsys):
-    assert cli_main(["gold", "import", str(GOLD), "--workspace", str(sample_workspace)]) == 0
+def test_cli_exports_llamaindex_and_ragas_shapes_from_a_policys_chunks(fast_samples_root, tmp_path, capsys):
+    assert cli_main(["gold", "import", str(GOLD), "--workspace", str(fast_samples_root)]) == 0
     li, rg = tmp_path / "li.json", tmp_path / "ragas.jsonl"
-    assert cli_main(["gold", "export", str(li), "--format", "llamaindex", "--workspace", str(sample_workspace)]) == 0
+    assert cli_main(["gold", "export", str(li), "--format", "llamaindex", "--workspace", str(fast_samples_root)]) == 0
     assert cli_main(["gold", "export", str(rg), "--format", "ragas", "--policy", "naive",
-                     "--workspace", str(sample_workspace)]) == 0
+                     "--workspace", str(fast_samples_root)]) == 0
     data = json.loads(li.read_text(encoding="utf-8"))
     assert set(data) >= {"queries", "corpus", "relevant_docs"}
     assert all(set(ids) <= set(data["corpus"]) for ids in data["relevant_docs"].values())
@@ -229,10 +218,10 @@ def test_cli_exports_llamaindex_and_ragas_shapes_from_a_policys_chunks(sample_wo
     assert set(rows[0]) == {"question", "ground_truth", "reference_contexts"}
 
 
-def test_cli_import_of_a_malformed_file_says_which_line_and_changes_nothing(sample_workspace, tmp_path, capsys):
+def test_cli_import_of_a_malformed_file_says_which_line_and_changes_nothing(fast_samples_root, tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"question": "q", "doc_id": "x", "evidence": []}\nnot json\n', encoding="utf-8")
-    before = Workspace(sample_workspace).gold_items()
-    assert cli_main(["gold", "import", str(bad), "--workspace", str(sample_workspace)]) == 2
+    before = Workspace(fast_samples_root).gold_items()
+    assert cli_main(["gold", "import", str(bad), "--workspace", str(fast_samples_root)]) == 2
     assert "line 2: not JSON" in capsys.readouterr().err
-    assert Workspace(sample_workspace).gold_items() == before
+    assert Workspace(fast_samples_root).gold_items() == before
