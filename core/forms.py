@@ -693,18 +693,16 @@ def field_text(f: FormField, phrasings: bool = False) -> str:
     return "\n".join(lines)
 
 
+# The CLI row's provenance handles that a chunk's citation has no use for.
+_CLI_ONLY_KEYS = ("id", "key_ref", "value_ref", "field_name")
+
+
 def field_metadata(f: FormField) -> dict[str, Any]:
-    """One entry of a chunk's `form_fields` (value redacted when the field is)."""
-    return {
-        "field_id": f.id, "page": f.page, "key": f.key, "value": f.export_value,
-        "selection_state": f.selection_state, "value_type": f.value_type,
-        "key_bbox": list(f.key_bbox) if f.key_bbox else None,
-        "value_bbox": list(f.value_bbox) if f.value_bbox else None,
-        "source": f.source, "redacted": f.redacted, "confidence": f.confidence,
-        "section_path": list(f.section_path), "source_element_ids": list(f.source_element_ids),
-        **({"group": f.group} if f.group else {}),
-        "query_phrasings": list(query_phrasings(f)),
-    }
+    """One entry of a chunk's `form_fields`: the `forms` CLI row (value redacted when the field is)
+    keyed by `field_id`, with its query phrasings."""
+    row = f.to_dict()
+    return {"field_id": row["id"], **{k: v for k, v in row.items() if k not in _CLI_ONLY_KEYS},
+            "query_phrasings": list(query_phrasings(f))}
 
 
 def form_chunks(doc: Document, fields: Sequence[FormField] | None = None, policy: Any = None) -> tuple[Chunk, ...]:
