@@ -146,15 +146,21 @@ def _paragraph_index(ref: Any) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _v3_document(result: Mapping[str, Any], ctx: ImportContext) -> Document:
-    builder = DocumentBuilder(ctx)
-    for i, page in enumerate(need(result, "pages", "analyzeResult", list)):
-        where = f"pages[{i}]"
+def _add_page_frames(builder: DocumentBuilder, ctx: ImportContext, pages: list, list_name: str,
+                     number_key: str) -> None:
+    """Each page's size and unit (v3/v4 `pages`, v2.1 `readResults`: only the page-number key differs)."""
+    for i, page in enumerate(pages):
+        where = f"{list_name}[{i}]"
         unit = need(page, "unit", where, str)
         if unit not in POINTS_PER_UNIT:
             raise MalformedImport(f"{where}.unit is {unit!r}; expected 'inch' or 'pixel'")
-        builder.add_frame(ctx.frame(need(page, "pageNumber", where, int), number(need(page, "width", where), where),
+        builder.add_frame(ctx.frame(need(page, number_key, where, int), number(need(page, "width", where), where),
                                     number(need(page, "height", where), where), POINTS_PER_UNIT[unit]))
+
+
+def _v3_document(result: Mapping[str, Any], ctx: ImportContext) -> Document:
+    builder = DocumentBuilder(ctx)
+    _add_page_frames(builder, ctx, need(result, "pages", "analyzeResult", list), "pages", "pageNumber")
     fill_pdf_pages(builder)
     content = _Content(result)
     words = _Words(result, content)
@@ -336,13 +342,7 @@ def _state(value: str, where: str) -> str:
 def _v2_document(result: Mapping[str, Any], ctx: ImportContext) -> Document:
     builder = DocumentBuilder(ctx)
     read_results = need(result, "readResults", "analyzeResult", list)
-    for i, page in enumerate(read_results):
-        where = f"readResults[{i}]"
-        unit = need(page, "unit", where, str)
-        if unit not in POINTS_PER_UNIT:
-            raise MalformedImport(f"{where}.unit is {unit!r}; expected 'inch' or 'pixel'")
-        builder.add_frame(ctx.frame(need(page, "page", where, int), number(need(page, "width", where), where),
-                                    number(need(page, "height", where), where), POINTS_PER_UNIT[unit]))
+    _add_page_frames(builder, ctx, read_results, "readResults", "page")
     fill_pdf_pages(builder)
 
     word_ref = re.compile(r"#/readResults/(\d+)/lines/(\d+)(?:/words/(\d+))?")
