@@ -97,6 +97,14 @@ def _unlink(doc: Document, source: Element) -> None:
         choose(doc.doc_id, None, None)
 
 
+def element_picker(label: str, elements: list, current: str | None, placeholder: str, key: str) -> str | None:
+    """A select box over `elements`, showing their labels, on `current` (a click on the page sets it)."""
+    ids = [e.id for e in elements]
+    return st.selectbox(label, ids, index=ids.index(current) if current in ids else None,
+                        format_func={e.id: element_label(e) for e in elements}.__getitem__,
+                        placeholder=placeholder, label_visibility="collapsed", key=key)
+
+
 def link_tools(doc: Document, number: int, found: dict) -> None:
     page = doc.page(number)
     index = doc.element_index()
@@ -107,11 +115,8 @@ def link_tools(doc: Document, number: int, found: dict) -> None:
     targets = [e for e in page.elements if e.category in LINKABLE and e.id != source_id]
 
     st.markdown("**1. Caption or footnote**")
-    ids = [e.id for e in sources]
-    picked = st.selectbox("Caption or footnote", ids, index=ids.index(source_id) if source_id in ids else None,
-                          format_func={e.id: element_label(e) for e in sources}.__getitem__,
-                          placeholder="click one on the page", label_visibility="collapsed",
-                          key=_key(f"source_box:{number}:{source_id}", doc.doc_id))
+    picked = element_picker("Caption or footnote", sources, source_id, "click one on the page",
+                            _key(f"source_box:{number}:{source_id}", doc.doc_id))
     if picked != source_id and picked is not None:
         choose(doc.doc_id, picked, None)
         st.rerun()
@@ -121,11 +126,8 @@ def link_tools(doc: Document, number: int, found: dict) -> None:
         st.caption(f"Now attached to: {md_escape(element_label(now)) if now else 'nothing'}"
                    + (f" ({attached.how})" if attached else ""))
     st.markdown("**2. What it belongs to**")
-    ids = [e.id for e in targets]
-    picked = st.selectbox("Target", ids, index=ids.index(target_id) if target_id in ids else None,
-                          format_func={e.id: element_label(e) for e in targets}.__getitem__,
-                          placeholder="then click its figure, table or text", label_visibility="collapsed",
-                          key=_key(f"target_box:{number}:{source_id}:{target_id}", doc.doc_id))
+    picked = element_picker("Target", targets, target_id, "then click its figure, table or text",
+                            _key(f"target_box:{number}:{source_id}:{target_id}", doc.doc_id))
     if picked != target_id and picked is not None:
         choose(doc.doc_id, source_id, picked)
         st.rerun()
