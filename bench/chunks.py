@@ -22,12 +22,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-from core import chunking, corrections  # noqa: E402
+from core.chunks import chunking
+from core.review import corrections  # noqa: E402
 from core.categories import Category  # noqa: E402
-from core.chunking import cache_stats, chunks_for  # noqa: E402
-from core.ingest import ingest_path  # noqa: E402
-from core.policy import DEFAULT  # noqa: E402
-from core.store import Workspace  # noqa: E402
+from core.chunks.chunking import cache_stats, chunks_for  # noqa: E402
+from core.ingest.pipeline import ingest_path  # noqa: E402
+from core.chunks.policy import DEFAULT  # noqa: E402
+from core.store.workspace import Workspace  # noqa: E402
 from long_document import long_pdf  # noqa: E402  (bench/ is on sys.path when run as a script)
 
 
@@ -53,7 +54,7 @@ def main() -> int:
 
         chunking.clear_cache()
         corrections.clear_cache()
-        from core.crops import attach_crops  # chunks_for names figure/table crops (core.crops)
+        from core.chunks.crops import attach_crops  # chunks_for names figure/table crops (core.chunks.crops)
         _, crops_s = timed(lambda: attach_crops(ws, corrections.corrected_document(ws, doc_id), DEFAULT))
         chunking.clear_cache()
         corrections.clear_cache()
@@ -78,13 +79,13 @@ def main() -> int:
         _, naive_s = timed(lambda: chunking.build_chunks(corrected, "naive"))
 
         print(f"chunks: {len(cold)} (default policy), page evidence built cold: {built_cold}")
-        print(f"first crops of every figure/table (core.crops, once): {crops_s * 1000:8.1f} ms")
+        print(f"first crops of every figure/table (core.chunks.crops, once): {crops_s * 1000:8.1f} ms")
         print(f"cold chunks_for (replay + forms + evidence + assembly): {cold_s * 1000:8.1f} ms")
         print(f"warm chunks_for (same head, served from cache):        {warm_s * 1000:8.1f} ms")
         print(f"chunks_for after 1 correction on page {middle.number:>3}:            {rebuild_s * 1000:8.1f} ms"
               f"  (pages re-evidenced: {rebuilt}, chunk ids changed: {changed})")
         print("  parts of a rebuild:")
-        print(f"    core.forms fields + form chunks (whole document):   {forms_s * 1000:8.1f} ms")
+        print(f"    core.forms.fields fields + form chunks (whole document):   {forms_s * 1000:8.1f} ms")
         print(f"    evidence + assembly, 1 page re-evidenced:           {layout_warm_s * 1000:8.1f} ms")
         print(f"    evidence + assembly, all {record.page_count} pages re-evidenced:     {layout_cold_s * 1000:8.1f} ms")
         print(f"    corrected_document (replay cache hit):              {replay_only_s * 1000:8.1f} ms")

@@ -26,10 +26,10 @@ sys.path.insert(0, str(ROOT))
 
 import pymupdf  # noqa: E402
 
-from core.ingest import ingest_bytes  # noqa: E402
+from core.ingest.pipeline import ingest_bytes  # noqa: E402
 from core.ingest.pdf import layout_worker_pid, load_layout_model, parse_pdf, start_layout_worker  # noqa: E402
-from core.refine import refine  # noqa: E402
-from core.store import Workspace, doc_id_for, sha256_of  # noqa: E402
+from core.refine.rules import refine  # noqa: E402
+from core.store.workspace import Workspace, doc_id_for, sha256_of  # noqa: E402
 
 BUDGETS = {"layout": 1.1, "fast": 3.0}
 

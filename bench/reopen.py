@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-from core.ingest import ingest_path  # noqa: E402
-from core.store import Workspace  # noqa: E402
+from core.ingest.pipeline import ingest_path  # noqa: E402
+from core.store.workspace import Workspace  # noqa: E402
 from long_document import long_pdf  # noqa: E402  (bench/ is on sys.path when run as a script)
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -35,8 +35,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 REOPEN = """
 import sys, time, json
 sys.path.insert(0, {root!r})
-from core.store import Workspace
-from core.corrections import corrected_document
+from core.store.workspace import Workspace
+from core.review.corrections import corrected_document
 t0 = time.perf_counter()
 ws = Workspace({ws!r})
 doc = corrected_document(ws, {doc_id!r})

@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.retrieval import BM25Index  # noqa: E402
-from core.tokenize import TokenizerSpec, make_tokenizer  # noqa: E402
+from core.evaluation.retrieval import BM25Index  # noqa: E402
+from core.evaluation.tokenize import TokenizerSpec, make_tokenizer  # noqa: E402
 
 BUDGET_SECONDS = 10.0
 

@@ -13,18 +13,18 @@ import sys
 from typing import Any, Callable, Iterable
 
 from core.errors import InspectorError
-from core.store import Workspace
+from core.store.workspace import Workspace
 
 # command name -> "module:function"; each function takes (args, workspace) and returns an exit code
 HANDLERS = {
-    "ingest": "core.ingest:cli_ingest",
+    "ingest": "core.ingest.pipeline:cli_ingest",
     "import": "core.ingest.importers:cli_import",
     "elements": "core.cli:cli_elements",
-    "forms": "core.forms:cli_forms",
-    "correct": "core.corrections:cli_correct",
-    "chunks": "core.export:cli_chunks",
-    "gold": "core.gold:cli_gold",
-    "evaluate": "core.evaluate:cli_evaluate",
+    "forms": "core.forms.fields:cli_forms",
+    "correct": "core.review.corrections:cli_correct",
+    "chunks": "core.export.formats:cli_chunks",
+    "gold": "core.evaluation.gold:cli_gold",
+    "evaluate": "core.evaluation.scoring:cli_evaluate",
 }
 
 
@@ -95,7 +95,7 @@ def print_jsonl(rows: Iterable[dict[str, Any]], out=None) -> None:
 
 
 def cli_elements(args: argparse.Namespace, ws: Workspace) -> int:
-    from core.corrections import corrected_document
+    from core.review.corrections import corrected_document
 
     doc = ws.load_machine_document(args.doc_id) if args.machine else corrected_document(ws, args.doc_id)
     print_jsonl({"doc_id": doc.doc_id, **e.to_dict()} for e in doc.elements())

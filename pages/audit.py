@@ -8,8 +8,8 @@ import json
 import pandas as pd
 import streamlit as st
 
-from core.corrections import corrected_view
-from core.review import audit_log
+from core.review.corrections import corrected_view
+from core.review.status import audit_log
 from ui import state
 from ui.edit_panel import conflict_banner, flash_message, remember_view, save
 from ui.text import md_escape, shorten

@@ -20,7 +20,7 @@ ENGINES = {"layout": "layout model (best categories, ~0.2 s a page)", "fast": "f
 def max_upload_mb() -> float | None:
     """`RLI_MAX_UPLOAD_MB` as ingest enforces it (None when the setting is unusable; ingest then
     reports why). Streamlit's `server.maxUploadSize` is the outer cap."""
-    from core.ingest import configured_max_bytes
+    from core.ingest.pipeline import configured_max_bytes
 
     try:
         return configured_max_bytes() / 1024 / 1024
@@ -31,7 +31,7 @@ def max_upload_mb() -> float | None:
 def ingest_upload(name: str, data: bytes, engine: str, password: str | None) -> tuple[str, str]:
     """Ingest one uploaded file; returns (level, message) for the results list. Nothing is written
     when it fails: ingest stores the PDF and its output in one go, only after parsing succeeded."""
-    from core.ingest import ingest_bytes
+    from core.ingest.pipeline import ingest_bytes
 
     bar = st.progress(0.0, text=f"Reading {md_escape(name)}…")
 

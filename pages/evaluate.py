@@ -14,12 +14,12 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import InspectorError
-from core.evaluate import EvalConfig, EvaluationReport, QuestionResult, evaluate_workspace
-from core.gold import GoldItem, all_tags, anchor_items, load_items, parse_gold_jsonl
-from core.policy import load_policy, policy_from_mapping
+from core.evaluation.scoring import EvalConfig, EvaluationReport, QuestionResult, evaluate_workspace
+from core.evaluation.gold import GoldItem, all_tags, anchor_items, load_items, parse_gold_jsonl
+from core.chunks.policy import load_policy, policy_from_mapping
 from core.render import Box
-from core.retrieval import RETRIEVERS, RetrieverOptions
-from core.tokenize import TokenizerSpec
+from core.evaluation.retrieval import RETRIEVERS, RetrieverOptions
+from core.evaluation.tokenize import TokenizerSpec
 from ui import state
 from ui.page_view import page_view
 from ui.tables import pickable_table

@@ -4,7 +4,7 @@ The page image shows each field's key box and value box joined by a line, colour
 (selected, unselected, empty, redacted, filled). In "Toggle check boxes" mode a click on a check
 box flips it; in "Pair key → value" mode the first click picks a key and the second its value,
 then Pair saves it. The table below edits key, value, state and redaction. Every change is a
-correction event (core.corrections), so Undo takes it back and it survives a restart; a save made
+correction event (core.review.corrections), so Undo takes it back and it survives a restart; a save made
 against an outdated view is refused with a Reload button.
 """
 from __future__ import annotations
@@ -12,11 +12,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core import forms
-from core.forms import STATUS_COLOURS, STATUS_LABELS, FormField
+from core.forms import fields as forms
+from core.forms.fields import STATUS_COLOURS, STATUS_LABELS, FormField
 from core.geometry import center
 from core.model import Document, Element
-from core.policy import DEFAULT
+from core.chunks.policy import DEFAULT
 from core.render import Box, Line, element_at
 from ui import state
 from ui.edit_panel import (

@@ -15,12 +15,12 @@ import streamlit as st
 
 from core.categories import Category
 from core.errors import InspectorError
-from core.gold import (ANCHORED, Evidence, GoldItem, all_tags, delete_item, evidence_from_chunk,
+from core.evaluation.gold import (ANCHORED, Evidence, GoldItem, all_tags, delete_item, evidence_from_chunk,
                        evidence_from_element, export_text, import_gold, load_items, new_gold_item,
                        parse_gold_jsonl, save_item, toggle_evidence)
 from core.model import Document
 from core.render import Box
-from core.store import Workspace
+from core.store.workspace import Workspace
 from ui import state
 from ui.page_view import page_view
 from ui.tables import pickable_table
@@ -120,7 +120,7 @@ def evidence_list(doc: Document) -> None:
 
 
 def take_chunk(doc: Document, number: int) -> None:
-    from core.chunking import chunks_for
+    from core.chunks.chunking import chunks_for
 
     with st.expander("Take a whole chunk as evidence"):
         policy = st.selectbox("Policy", ["default", "naive"], key="rli:gold:chunk_policy")

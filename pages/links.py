@@ -14,7 +14,7 @@ from core.categories import Category
 from core.geometry import center
 from core.model import Document, Element
 from core.render import Box, Line
-from core.review import LinkIssue, link_attachments, link_queue
+from core.review.status import LinkIssue, link_attachments, link_queue
 from ui import state
 from ui.edit_panel import (
     conflict_banner, element_label, flash_message, remember_view, save, undo_redo_buttons,

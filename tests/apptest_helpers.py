@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.ingest import ingest_path
-from core.store import Workspace
+from core.ingest.pipeline import ingest_path
+from core.store.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[1]
 APP = REPO / "app.py"

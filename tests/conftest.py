@@ -21,8 +21,8 @@ REALDATA = ROOT.parent / "shared" / "realdata"
 
 @pytest.fixture
 def workspace(tmp_path):
-    """An empty `core.store.Workspace` in a temporary folder."""
-    from core.store import Workspace
+    """An empty `core.store.workspace.Workspace` in a temporary folder."""
+    from core.store.workspace import Workspace
 
     ws = Workspace(tmp_path / "workspace")
     yield ws
@@ -49,8 +49,8 @@ def realdata() -> Path:
 def fast_samples_root(tmp_path_factory) -> Path:
     """A workspace folder holding the sample PDFs ingested with the fast engine, one per test module
     (modules write gold items into it, so they do not share one)."""
-    from core.ingest import ingest_path
-    from core.store import Workspace
+    from core.ingest.pipeline import ingest_path
+    from core.store.workspace import Workspace
 
     root = tmp_path_factory.mktemp("samples")
     ws = Workspace(root)

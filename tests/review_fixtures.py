@@ -12,7 +12,7 @@ import pymupdf
 
 from core.categories import Category
 from core.model import Document, Element, Page, element_id
-from core.store import Workspace, doc_id_for, sha256_of
+from core.store.workspace import Workspace, doc_id_for, sha256_of
 
 # (category, text, (x, baseline y), font size); one element per line
 LINES = [

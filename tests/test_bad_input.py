@@ -9,7 +9,7 @@ import pytest
 
 from core.errors import (BadInput, CorruptPdf, EmptyFile, FileTooLarge, NotAPdf, PasswordRequired,
                          WrongPassword)
-from core.ingest import DEFAULT_MAX_BYTES, configured_max_bytes, ingest_bytes, ingest_path
+from core.ingest.pipeline import DEFAULT_MAX_BYTES, configured_max_bytes, ingest_bytes, ingest_path
 from pdf_builders import build_pdf, paragraph
 
 

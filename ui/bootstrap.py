@@ -58,7 +58,7 @@ def _ingest_samples(ws) -> list[str]:
     pdfs = sample_pdfs()
     if not pdfs:
         return []
-    from core.ingest import ingest_path
+    from core.ingest.pipeline import ingest_path
 
     engine = sample_engine()
     bar = st.progress(0.0, text="First visit: reading the sample documents…")

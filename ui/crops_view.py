@@ -10,7 +10,7 @@ import zipfile
 
 import streamlit as st
 
-from core.crops import crop_plan, crop_png, ensure_crops, policy_attachments
+from core.chunks.crops import crop_plan, crop_png, ensure_crops, policy_attachments
 from core.errors import InspectorError
 from core.model import Document
 from ui import state

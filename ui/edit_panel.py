@@ -1,5 +1,5 @@
 """Editing on the Inspect page: relabel, delete, merge, draw a box, move or resize boxes, undo/redo,
-and the page's review status. Every change is a correction event saved through core.corrections.
+and the page's review status. Every change is a correction event saved through core.review.corrections.
 
     edit_panel(doc, page_number, selected_element_id)   # once, above the page view
     click = None if editing_canvas(doc, page_number) else page_view(...)   # where the page view goes
@@ -20,7 +20,7 @@ from typing import Any, Mapping, Sequence
 import streamlit as st
 
 from core.categories import Category
-from core.corrections import (
+from core.review.corrections import (
     REVIEW_STATUSES, NothingToUndo, describe, machine_document, record_events, redo_last, undo_last, undo_state,
 )
 from core.errors import InspectorError, StaleView
@@ -185,7 +185,7 @@ def toolbar(doc: Document, number: int) -> str:
     st.session_state.setdefault(MODE_KEY, SELECT)
     mode = mode_col.segmented_control("Edit", MODES, key=MODE_KEY) or SELECT
     undo_redo_buttons(doc.doc_id, undo_col, redo_col, stacks)
-    from core.review import next_page_to_review, page_statuses  # review status is computed from the log
+    from core.review.status import next_page_to_review, page_statuses  # review status is computed from the log
 
     statuses = page_statuses((doc, machine_document(state.workspace(), doc.doc_id)), events)
     status_key = f"rli:edit:status:{doc.doc_id}:{number}"
@@ -369,7 +369,7 @@ def draw_boxes(doc: Document, number: int) -> None:
 def _text_under(pdf, number: int, bbox: BBox) -> str:
     if pdf is None:
         return ""
-    from core.pdftext import read_text
+    from core.review.box_text import read_text
 
     return read_text(pdf, number, bbox)
 

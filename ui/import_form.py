@@ -66,7 +66,7 @@ def run_import(name: str, data: bytes, fmt: str, page_bytes: bytes | None) -> li
 
 def docling_download() -> None:
     """Download the selected document, corrections and form events applied, as DoclingDocument JSON."""
-    from core.docling_export import docling_export_for, file_name
+    from core.export.docling import docling_export_for, file_name
 
     record = state.current_record()
     if record is None:

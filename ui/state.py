@@ -14,9 +14,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from core.corrections import corrected_document
+from core.review.corrections import corrected_document
 from core.model import Document
-from core.store import DocumentRecord, Workspace, workspace_root
+from core.store.workspace import DocumentRecord, Workspace, workspace_root
 
 DOC_KEY = "rli:doc_id"
 REVIEWER_KEY = "rli:reviewer"
@@ -83,7 +83,7 @@ def current_record() -> DocumentRecord | None:
     return workspace().find_document(doc_id) if doc_id else None
 
 
-# ---- the corrected document (the one call to core.corrections) ----------------------------------
+# ---- the corrected document (the one call to core.review.corrections) ----------------------------------
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _corrected(root: str, doc_id: str, engine: str, updated_at: float, head: int, _ws: Workspace) -> Document:
     # Keyed by what changes the result: a new engine run (updated_at) or a new event (head).
@@ -230,11 +230,11 @@ def link_to(doc_id: str, page: int | None = None) -> str:
 def review_status(doc_id: str) -> str:
     """One short word or phrase for the Documents list.
 
-    Reviewed pages / pages from the `mark_reviewed` events (core.review); the Documents page only
+    Reviewed pages / pages from the `mark_reviewed` events (core.review.status); the Documents page only
     calls this function. Cached per document version; a document without events is unreviewed
     without loading it (the list stays quick with many large documents).
     """
-    from core.review import ReviewProgress
+    from core.review.status import ReviewProgress
 
     ws = workspace()
     if ws.head(doc_id) == 0:
@@ -244,6 +244,6 @@ def review_status(doc_id: str) -> str:
 
 @st.cache_resource(max_entries=256, show_spinner=False)
 def _review_label(version: tuple, _ws: Workspace) -> str:
-    from core.review import review_progress  # reviewed pages / pages, from mark_reviewed events
+    from core.review.status import review_progress  # reviewed pages / pages, from mark_reviewed events
 
     return review_progress(_ws, version[1]).label

@@ -322,7 +322,7 @@ def _add_key_value(builder: DocumentBuilder, pair: Mapping[str, Any], i: int, te
     pair_id = f"/keyValuePairs/{i}"
     common = {"kv_pair": pair_id, "confidence": pair.get("confidence")}
     has_value = isinstance(value, Mapping) and bool(value.get("boundingRegions"))
-    # Azure omits `value` when the field is blank: that is an empty value, named by "" for core.forms.
+    # Azure omits `value` when the field is blank: that is an empty value, named by "" for core.forms.fields.
     key_attrs = {**common, "kv_role": "key", "kv_value_id_ref": f"{pair_id}/value" if has_value else "",
                  "kv_empty": None if has_value else True, "kv_confidence": pair.get("confidence")}
     _add_regions(builder, f"{pair_id}/key", _regions(key, where + ".key"), Category.FORM_FIELD, text_of(key),

@@ -228,7 +228,7 @@ def _resolve_ref_attrs(attrs: Mapping[str, Any], ids: Mapping[str, str]) -> dict
     """Attrs named `<x>_ref` / `<x>_refs` hold source refs; they become `<x>` holding element ids.
 
     Refs to items that did not become elements are dropped, so an attr never points nowhere. This
-    is how a key names its value for core.forms: `kv_value_id_ref` becomes `kv_value_id`.
+    is how a key names its value for core.forms.fields: `kv_value_id_ref` becomes `kv_value_id`.
     """
     out: dict[str, Any] = {}
     for key, value in attrs.items():

@@ -864,7 +864,7 @@ def fast_drafts(facts: PageFacts, body: float, largest: float) -> list[Draft]:
             text = "\n".join(" | ".join(r) for r in rows)
             attrs = {**text_attrs(inside), "rows": rows, "n_rows": len(rows),
                      "n_cols": max((len(r) for r in rows), default=0), "ruled": True}
-            # "lines" kept: a form's ruled key|value grid is read from them (core.form_geometry)
+            # "lines" kept: a form's ruled key|value grid is read from them (core.forms.geometry)
             drafts.append(Draft(Category.TABLE, box, inside, text=text, attrs=attrs))
         else:
             attrs = {**text_attrs(inside, keep_lines=True), "kind": "vector" if kind == "figure" else "image"}
@@ -1154,7 +1154,7 @@ def layout_drafts(page: pymupdf.Page, facts: PageFacts, groups: Sequence[ModelBo
             if rows:
                 attrs.update(rows=rows, n_rows=len(rows), n_cols=max(len(r) for r in rows))
                 text = "\n".join(" | ".join(r) for r in rows)
-            # "lines" kept: a form's ruled key|value grid is read from them (core.form_geometry)
+            # "lines" kept: a form's ruled key|value grid is read from them (core.forms.geometry)
         elif category is Category.PICTURE:
             hit = next((ident for b, ident in facts.images if overlap_area(b, box) > 0.5 * area(b)), None)
             attrs["kind"] = "image" if hit else "vector"
@@ -1353,7 +1353,7 @@ def parse_pdf(
         "pdf_title": (doc.metadata or {}).get("title") or "",
         "parse_seconds": round(time.perf_counter() - started, 3),
         # horizontal (y, x0, x1) and vertical (x, y0, y1) strokes per page: boxes, cells and
-        # underlines that locate a flattened form's values, empty ones included (core.form_geometry)
+        # underlines that locate a flattened form's values, empty ones included (core.forms.geometry)
         "rulings": {str(f.number): {"h": tuple((round(y, 1), round(a, 1), round(b, 1)) for y, a, b, _ in f.vectors.hsegs[:4000]),
                                     "v": tuple((round(x, 1), round(a, 1), round(b, 1)) for x, a, b, _ in f.vectors.vsegs[:4000])}
                     for f in facts_list if f.vectors.hsegs or f.vectors.vsegs},

@@ -274,7 +274,7 @@ class _Reader:
         values = [v for v in self.related(key, "VALUE") if v["BlockType"] == "KEY_VALUE_SET"]
         pair = key["Id"]
         position = self._container_order(key, order)
-        value_ref = ""  # "" = no value at all: an empty value for core.forms
+        value_ref = ""  # "" = no value at all: an empty value for core.forms.fields
         if values:
             marks = [c for c in self.related(values[0], "CHILD") if c["BlockType"] == "SELECTION_ELEMENT"]
             value_ref = marks[0]["Id"] if marks else values[0]["Id"]  # a check box answers with its mark

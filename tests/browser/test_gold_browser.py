@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from core.categories import Category
-from core.corrections import corrected_document
-from core.gold import load_items
-from core.store import Workspace
+from core.review.corrections import corrected_document
+from core.evaluation.gold import load_items
+from core.store.workspace import Workspace
 
 pytestmark = pytest.mark.browser
 

@@ -10,8 +10,8 @@ import pytest
 from PIL import Image
 
 from core.categories import Category
-from core.corrections import corrected_document
-from core.store import Workspace
+from core.review.corrections import corrected_document
+from core.store.workspace import Workspace
 
 pytestmark = pytest.mark.browser
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from core.categories import Category
-from core.corrections import corrected_document, record_events
-from core.store import Workspace
+from core.review.corrections import corrected_document, record_events
+from core.store.workspace import Workspace
 
 pytestmark = pytest.mark.browser
 

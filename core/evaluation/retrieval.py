@@ -1,0 +1,298 @@
+"""Retrievers over chunk texts: BM25, TF-IDF on character n-grams, weighted reciprocal-rank
+fusion, and an optional dense retriever from a local sentence-transformers folder.
+
+Seed 003 measured every setting by how often the right context came back; these are the settings.
+None of them needs a network: BM25 uses bm25s with our Japanese tokenizer, TF-IDF is a few
+scipy.sparse lines, and the dense model is only ever loaded from a folder the user already has.
+
+Scope: one index over the whole corpus, or one per document with each question routed to its
+document (seed 003's "one retriever per company").
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping, Protocol, Sequence
+
+import numpy as np
+from scipy import sparse
+
+from core.errors import InspectorError
+from core.model import Chunk
+from core.evaluation.tokenize import Tokenizer, TokenizerSpec, make_tokenizer, normalize
+
+RETRIEVERS = ("bm25", "tfidf", "fusion", "dense")
+SCOPES = ("corpus", "routed")
+DENSE_MODEL_ENV = "RLI_DENSE_MODEL"  # where the CLI looks for a local sentence-transformers folder
+
+Progress = Callable[[float, str], None]
+
+
+class RetrieverUnavailable(InspectorError):
+    """A retriever cannot be built here (its package or local model is missing)."""
+
+
+@dataclass(frozen=True)
+class RetrieverOptions:
+    tokenizer: TokenizerSpec = field(default_factory=TokenizerSpec)  # for BM25
+    bm25_k1: float = 1.5  # term-frequency saturation
+    bm25_b: float = 0.75  # length normalisation (1 = full)
+    ngram_min: int = 2  # TF-IDF character n-gram sizes; bigrams+trigrams suit Japanese words
+    ngram_max: int = 3
+    fusion_weights: tuple[tuple[str, float], ...] = (("bm25", 0.5), ("tfidf", 0.5))  # retriever -> weight
+    rrf_k: int = 60  # reciprocal-rank constant: score = w / (rrf_k + rank)
+    depth: int = 100  # how deep each component list goes into the fusion and into MRR/budget
+    dense_model_path: str | None = None  # a local folder; never a hub name, never downloaded
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.ngram_min <= self.ngram_max:
+            raise ValueError(f"need 1 <= ngram_min <= ngram_max, got {self.ngram_min}..{self.ngram_max}")
+        for name, weight in self.fusion_weights:
+            if name not in ("bm25", "tfidf", "dense"):
+                raise ValueError(f"fusion component must be bm25, tfidf or dense, got {name!r}")
+            if weight < 0:
+                raise ValueError(f"fusion weight of {name} must be >= 0, got {weight}")
+        if self.depth < 1 or self.rrf_k < 0:
+            raise ValueError(f"depth must be >= 1 and rrf_k >= 0, got {self.depth}, {self.rrf_k}")
+
+
+@dataclass(frozen=True)
+class Ranked:
+    index: int  # position in the indexed texts
+    score: float
+
+
+class TextIndex(Protocol):
+    name: str
+
+    def search(self, query: str, k: int) -> list[Ranked]: ...
+
+
+def _top(scores: np.ndarray, k: int, positive_only: bool) -> list[Ranked]:
+    """Highest scores first; ties broken by position so runs are reproducible."""
+    if positive_only:
+        candidates = np.flatnonzero(scores > 0)
+    else:
+        candidates = np.arange(len(scores))
+    if len(candidates) == 0 or k <= 0:
+        return []
+    if len(candidates) > k:
+        part = np.argpartition(-scores[candidates], k - 1)[:k]
+        candidates = candidates[part]
+    order = sorted(candidates.tolist(), key=lambda i: (-float(scores[i]), i))
+    return [Ranked(i, float(scores[i])) for i in order[:k]]
+
+
+class BM25Index:
+    """bm25s over our tokens (bm25s' own tokenizer splits on spaces, useless for Japanese)."""
+
+    name = "bm25"
+
+    def __init__(self, texts: Sequence[str], tokenizer: Tokenizer, k1: float = 1.5, b: float = 0.75):
+        import bm25s
+
+        self._tokenize = tokenizer
+        self._size = len(texts)
+        self._bm25 = bm25s.BM25(k1=k1, b=b)
+        if texts:
+            self._bm25.index([tokenizer(t) for t in texts], show_progress=False)
+
+    def scores(self, query: str) -> np.ndarray:
+        if not self._size:
+            return np.zeros(0)
+        tokens = self._tokenize(query)
+        return np.asarray(self._bm25.get_scores(tokens), dtype=float) if tokens else np.zeros(self._size)
+
+    def search(self, query: str, k: int) -> list[Ranked]:
+        return _top(self.scores(query), k, positive_only=True)
+
+
+def char_ngrams(text: str, n_min: int = 2, n_max: int = 3) -> list[str]:
+    s = re.sub(r"\s+", "", normalize(text))
+    return [s[i:i + n] for n in range(n_min, n_max + 1) for i in range(len(s) - n + 1)]
+
+
+class TfidfIndex:
+    """TF-IDF over character n-grams, cosine similarity; needs no tokenizer at all."""
+
+    name = "tfidf"
+
+    def __init__(self, texts: Sequence[str], n_min: int = 2, n_max: int = 3):
+        self._n = (n_min, n_max)
+        self._vocab: dict[str, int] = {}
+        rows, cols, vals = [], [], []
+        for row, text in enumerate(texts):
+            for gram, tf in Counter(char_ngrams(text, n_min, n_max)).items():
+                col = self._vocab.setdefault(gram, len(self._vocab))
+                rows.append(row)
+                cols.append(col)
+                vals.append(1.0 + math.log(tf))  # sublinear tf: a repeated gram is not 10x as telling
+        shape = (len(texts), len(self._vocab))
+        counts = sparse.csr_matrix((vals, (rows, cols)), shape=shape, dtype=np.float64)
+        df = np.bincount(np.asarray(cols, dtype=np.int64), minlength=len(self._vocab))
+        self._idf = np.log((1 + len(texts)) / (1 + df)) + 1.0
+        weighted = counts.multiply(self._idf[np.newaxis, :]).tocsr() if len(texts) else counts
+        self._matrix = _l2_rows(weighted)
+
+    def _query_vector(self, query: str) -> np.ndarray:
+        vec = np.zeros(len(self._vocab))
+        for gram, tf in Counter(char_ngrams(query, *self._n)).items():
+            col = self._vocab.get(gram)
+            if col is not None:
+                vec[col] = (1.0 + math.log(tf)) * self._idf[col]
+        norm = np.linalg.norm(vec)
+        return vec / norm if norm else vec
+
+    def scores(self, query: str) -> np.ndarray:
+        if self._matrix.shape[0] == 0:
+            return np.zeros(0)
+        return np.asarray(self._matrix @ self._query_vector(query)).ravel()
+
+    def search(self, query: str, k: int) -> list[Ranked]:
+        return _top(self.scores(query), k, positive_only=True)
+
+
+def _l2_rows(matrix: sparse.csr_matrix) -> sparse.csr_matrix:
+    norms = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel())
+    norms[norms == 0] = 1.0
+    return sparse.diags(1.0 / norms) @ matrix
+
+
+class DenseIndex:
+    """Sentence embeddings from a model folder the user already has. Optional by design."""
+
+    name = "dense"
+
+    def __init__(self, texts: Sequence[str], model_path: str | None):
+        self._model = load_dense_model(model_path)
+        self._size = len(texts)
+        self._emb = (self._model.encode(list(texts), normalize_embeddings=True, show_progress_bar=False)
+                     if texts else np.zeros((0, 1)))
+
+    def scores(self, query: str) -> np.ndarray:
+        if not self._size:
+            return np.zeros(0)
+        q = self._model.encode([query], normalize_embeddings=True, show_progress_bar=False)[0]
+        return np.asarray(self._emb @ q, dtype=float)
+
+    def search(self, query: str, k: int) -> list[Ranked]:
+        return _top(self.scores(query), k, positive_only=False)
+
+
+def load_dense_model(model_path: str | None):
+    if not model_path:
+        raise RetrieverUnavailable(
+            "the dense retriever needs a sentence-transformers model folder on this machine; give its "
+            f"path (set {DENSE_MODEL_ENV}=DIR for the CLI). Nothing is downloaded. The other retrievers "
+            "(bm25, tfidf, fusion) need no model."
+        )
+    path = Path(model_path).expanduser()
+    if not path.is_dir():
+        raise RetrieverUnavailable(
+            f"dense model folder {str(path)!r} does not exist; give the folder of a sentence-transformers "
+            "model saved on this machine (models are never downloaded)"
+        )
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as err:
+        raise RetrieverUnavailable(
+            "the dense retriever needs the sentence-transformers package, which is not installed "
+            "(`pip install sentence-transformers`); bm25, tfidf and fusion work without it"
+        ) from err
+    # HF_HUB_OFFLINE makes sure a folder missing files fails here instead of fetching them.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    try:
+        return SentenceTransformer(str(path), device="cpu")
+    except Exception as err:
+        raise RetrieverUnavailable(f"cannot load a sentence-transformers model from {str(path)!r}: {err}") from err
+
+
+class FusionIndex:
+    """Weighted reciprocal-rank fusion: each component votes w / (rrf_k + rank) for its top `depth`."""
+
+    name = "fusion"
+
+    def __init__(self, components: Sequence[tuple[TextIndex, float]], rrf_k: int = 60, depth: int = 100):
+        if not components:
+            raise ValueError("fusion needs at least one component retriever")
+        self._components = tuple(components)
+        self._rrf_k = rrf_k
+        self._depth = depth
+
+    def fused_scores(self, query: str, k: int) -> dict[int, float]:
+        depth = max(k, self._depth)
+        votes: dict[int, float] = {}
+        for index, weight in self._components:
+            for rank, hit in enumerate(index.search(query, depth), start=1):
+                votes[hit.index] = votes.get(hit.index, 0.0) + weight / (self._rrf_k + rank)
+        return votes
+
+    def search(self, query: str, k: int) -> list[Ranked]:
+        votes = self.fused_scores(query, k)
+        order = sorted(votes.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+        return [Ranked(i, s) for i, s in order if s > 0]
+
+
+def build_index(kind: str, texts: Sequence[str], options: RetrieverOptions | None = None) -> TextIndex:
+    options = options or RetrieverOptions()
+    if kind == "bm25":
+        return BM25Index(texts, make_tokenizer(options.tokenizer), options.bm25_k1, options.bm25_b)
+    if kind == "tfidf":
+        return TfidfIndex(texts, options.ngram_min, options.ngram_max)
+    if kind == "dense":
+        return DenseIndex(texts, options.dense_model_path)
+    if kind == "fusion":
+        parts = [(build_index(name, texts, options), w) for name, w in options.fusion_weights if w > 0]
+        return FusionIndex(parts, options.rrf_k, options.depth)
+    raise ValueError(f"retriever must be one of {RETRIEVERS}, got {kind!r}")
+
+
+@dataclass(frozen=True)
+class RetrievedChunk:
+    chunk: Chunk
+    score: float
+    rank: int  # 1-based
+
+
+class ChunkSearch:
+    """A retriever over chunks, scoped corpus-wide or routed per document."""
+
+    def __init__(self, chunks: Sequence[Chunk], kind: str, scope: str = "corpus",
+                 options: RetrieverOptions | None = None, progress: Progress | None = None):
+        if scope not in SCOPES:
+            raise ValueError(f"scope must be one of {SCOPES}, got {scope!r}")
+        if kind not in RETRIEVERS:
+            raise ValueError(f"retriever must be one of {RETRIEVERS}, got {kind!r}")
+        self.kind, self.scope = kind, scope
+        self.options = options or RetrieverOptions()
+        self._groups: dict[str | None, tuple[tuple[Chunk, ...], TextIndex]] = {}
+        groups: Mapping[str | None, list[Chunk]]
+        if scope == "corpus":
+            groups = {None: list(chunks)}
+        else:
+            groups = {}
+            for c in chunks:
+                groups.setdefault(c.doc_id, []).append(c)  # type: ignore[union-attr]
+        for i, (key, members) in enumerate(groups.items()):
+            if progress:
+                progress(i / max(len(groups), 1), f"indexing {len(members)} chunks with {kind}")
+            self._groups[key] = (tuple(members), build_index(kind, [c.text for c in members], self.options))
+        if progress:
+            progress(1.0, f"indexed {len(chunks)} chunks with {kind}")
+
+    def search(self, query: str, k: int, doc_id: str | None = None) -> list[RetrievedChunk]:
+        if self.scope == "corpus":
+            key = None
+        elif doc_id is None:
+            raise ValueError("routed retrieval needs the document the question is about")
+        else:
+            key = doc_id
+        if key not in self._groups:
+            return []  # a routed question about a document with no chunks retrieves nothing
+        members, index = self._groups[key]
+        return [RetrievedChunk(members[h.index], h.score, r)
+                for r, h in enumerate(index.search(query, k), start=1)]

@@ -1,0 +1,133 @@
+"""Ingest: a PDF's bytes → a stored, refined machine Document in the workspace.
+
+`ingest_bytes` is what the app's upload and the CLI both call. The workspace is written only after
+parsing has fully succeeded, so a bad file leaves it exactly as it was. The same file with the same
+engine is recognised by its SHA-256 and costs nothing the second time.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.errors import FileTooLarge, InspectorError
+from core.store.workspace import DocumentRecord, Workspace, doc_id_for, sha256_of
+
+DEFAULT_MAX_BYTES = 200 * 1024 * 1024  # 200 MiB; override with RLI_MAX_UPLOAD_MB
+ENGINES = ("layout", "fast")
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    record: DocumentRecord
+    created: bool  # False when this file and engine were already in the workspace (no parsing done)
+
+
+def configured_max_bytes() -> int:
+    """The upload limit: RLI_MAX_UPLOAD_MB when set (a positive number), else DEFAULT_MAX_BYTES."""
+    raw = os.environ.get("RLI_MAX_UPLOAD_MB")
+    if not raw:
+        return DEFAULT_MAX_BYTES
+    try:
+        mb = float(raw)
+    except ValueError:
+        raise ValueError(f"RLI_MAX_UPLOAD_MB must be a number of megabytes, got {raw!r}") from None
+    if mb <= 0:
+        raise ValueError(f"RLI_MAX_UPLOAD_MB must be positive, got {raw!r}")
+    return int(mb * 1024 * 1024)
+
+
+def _check_size(size: int, filename: str, max_bytes: int) -> None:
+    if size > max_bytes:
+        raise FileTooLarge(
+            f"{filename} is {size / 1048576:.1f} MB, over the {max_bytes / 1048576:.0f} MB limit; "
+            "split the PDF, or raise the limit with RLI_MAX_UPLOAD_MB"
+        )
+
+
+def ingest_bytes(
+    ws: Workspace,
+    data: bytes,
+    filename: str,
+    engine: str = "layout",
+    password: str | None = None,
+    progress=None,
+    max_bytes: int | None = None,
+) -> IngestResult:
+    """Parse, refine and store one PDF.
+
+    `progress(done_pages, total_pages)` is called after each page. `max_bytes` defaults to
+    `configured_max_bytes()`. Raises a `core.errors.BadInput` subclass for unusable files; the
+    workspace is then unchanged.
+    """
+    from core.ingest.pdf import parse_pdf
+    from core.refine.rules import refine
+
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
+    filename = Path(filename or "upload.pdf").name  # a name for people; never used as a path
+    _check_size(len(data), filename, configured_max_bytes() if max_bytes is None else max_bytes)
+    sha = sha256_of(data)
+    doc_id = doc_id_for(sha)
+    existing = ws.find_document(doc_id)
+    if existing is not None and ws.has_machine(doc_id, engine):
+        if existing.engine != engine:
+            # Switching back to an engine already run: make its stored output current, no parsing.
+            existing = ws.save_machine_document(ws.load_machine_document(doc_id, engine), existing.size_bytes)
+        if progress:
+            progress(existing.page_count, existing.page_count)
+        return IngestResult(existing, created=False)
+
+    parsed = parse_pdf(data, doc_id=doc_id, sha256=sha, filename=filename, engine=engine,
+                       password=password, progress=progress)
+    document = refine(parsed.document)
+    pdf_path = ws.pdf_path(sha)
+    new_pdf = not pdf_path.exists()
+    ws.store_pdf(sha, parsed.pdf_bytes)
+    try:
+        record = ws.save_machine_document(document, len(data))
+    except BaseException:
+        if new_pdf:
+            pdf_path.unlink(missing_ok=True)  # keep the workspace as it was
+        raise
+    return IngestResult(record, created=True)
+
+
+def start_layout_worker() -> None:
+    """Start the layout-model process ahead of the first upload (it loads the model, ~2 s), e.g.
+    when the app starts. Optional; the first layout ingest starts it anyway."""
+    from core.ingest.pdf import start_layout_worker as start
+
+    start()
+
+
+def ingest_path(ws: Workspace, path: str | os.PathLike, **kw) -> IngestResult:
+    """`ingest_bytes` on a file; the size limit is checked before the file is read."""
+    p = Path(path)
+    limit = kw.get("max_bytes")
+    _check_size(p.stat().st_size, p.name, configured_max_bytes() if limit is None else limit)
+    return ingest_bytes(ws, p.read_bytes(), p.name, **kw)
+
+
+def cli_ingest(args: argparse.Namespace, ws: Workspace) -> int:
+    """One JSON line per document; a bad file is reported on stderr and the others still run."""
+    failed = 0
+    for name in args.pdfs:
+        try:
+            result = ingest_path(ws, name, engine=args.engine, password=args.password)
+        except InspectorError as err:
+            print(f"error: {err}", file=sys.stderr)
+            failed += 1
+            continue
+        except (FileNotFoundError, IsADirectoryError, PermissionError) as err:
+            print(f"error: cannot read {name}: {err.strerror}", file=sys.stderr)
+            failed += 1
+            continue
+        r = result.record
+        line = {"doc_id": r.doc_id, "source": r.source, "pages": r.page_count, "engine": r.engine,
+                "created": result.created}
+        print(json.dumps(line, ensure_ascii=False), flush=True)
+    return 2 if failed else 0

@@ -1,0 +1,180 @@
+"""AppTest: the Documents page (upload, list, open, delete) and the app's navigation."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from apptest_helpers import (  # noqa: F401  (fixtures are used by name)
+    REPO, SAMPLE_DOCS, app_test, empty_workspace, open_page, sample_workspace, texts,
+)
+from core.store.workspace import Workspace
+
+# Every page app.py registers, read from app.py itself so a new page is covered without editing this.
+PAGES = tuple(dict.fromkeys(re.findall(r'st\.Page\("(pages/[a-z_]+\.py)"', (REPO / "app.py").read_text("utf-8"))))
+
+
+def small_pdf(text: str = "申請書 テスト", **save_options) -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 100), text, fontname="japan", fontsize=14)
+    return doc.tobytes(**save_options)
+
+
+def encrypted_pdf(password: str) -> bytes:
+    return small_pdf("暗号化された文書", encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw=password, owner_pw="owner-" + password)
+
+
+def workspace_state(root: Path) -> tuple[list[str], list[str]]:
+    ws = Workspace(root)
+    try:
+        return [r.doc_id for r in ws.documents()], sorted(p.name for p in ws.pdf_dir.iterdir())
+    finally:
+        ws.close()
+
+
+def upload(at, *files: tuple[str, bytes], engine: str = "fast", password: str | None = None):
+    at.file_uploader(key="rli:uploader").set_value([(name, data, "application/pdf") for name, data in files])
+    at.radio(key="rli:engine").set_value(engine)
+    at.run()  # as in the browser: choosing files reruns the page, which enables the button
+    if password is not None:
+        at.text_input(key="rli:pdf_password").input(password)
+    return at.button(key="rli:ingest").click().run()
+
+
+# ---- navigation ---------------------------------------------------------------------------------
+def test_every_page_of_the_navigation_opens_without_an_error(sample_workspace):
+    at = app_test(sample_workspace).run()
+    assert not at.exception
+    assert {"pages/documents.py", "pages/inspect.py"} <= set(PAGES) and len(PAGES) >= 7
+    for page in PAGES:
+        at.switch_page(page).run()
+        assert not at.exception, (page, [e.value for e in at.exception])
+
+
+def test_sidebar_picker_lists_the_documents_and_switches_the_current_one(sample_workspace):
+    at = app_test(sample_workspace).run()
+    picker = at.sidebar.selectbox(key="rli:doc_picker")
+    assert len(picker.options) == len(list(SAMPLE_DOCS.glob("*.pdf")))
+    form = next(option for option in picker.options if option.startswith("shinseisho_form.pdf"))
+    picker.select(form).run()
+    assert "shinseisho\\_form\\.pdf" in texts(at)
+
+
+def test_reviewer_name_is_kept_for_the_session(sample_workspace):
+    at = app_test(sample_workspace).run()
+    at.sidebar.text_input(key="rli:reviewer_box").input("  佐藤  ").run()
+    at.switch_page("pages/documents.py").run()
+    assert at.session_state["rli:reviewer"] == "佐藤"
+    assert at.sidebar.text_input(key="rli:reviewer_box").value.strip() == "佐藤"
+
+
+# ---- list, open, delete -------------------------------------------------------------------------
+def test_documents_page_lists_every_document_with_pages_and_engine(sample_workspace):
+    at = open_page("pages/documents.py", sample_workspace)
+    table = at.dataframe[0].value
+    assert sorted(table["source"]) == sorted(p.name for p in SAMPLE_DOCS.glob("*.pdf"))
+    assert set(table["engine"]) == {"fast"}
+    assert (table["pages"] >= 1).all()
+    assert set(table["review status"]) == {"unreviewed"}
+
+
+def test_open_in_inspect_switches_to_the_chosen_document(sample_workspace):
+    at = open_page("pages/documents.py", sample_workspace, doc="spread_a3.pdf")
+    at.button(key="rli:open").click().run()
+    assert not at.exception
+    assert "spread\\_a3\\.pdf** · page 1 of" in texts(at)
+
+
+def test_delete_removes_the_document_from_the_list_and_the_workspace(sample_workspace):
+    before, _ = workspace_state(sample_workspace)
+    at = open_page("pages/documents.py", sample_workspace, doc="spread_a3.pdf")
+    at.button(key="rli:delete").click().run()
+    assert not at.exception
+    after, _ = workspace_state(sample_workspace)
+    assert len(after) == len(before) - 1
+    assert "spread_a3.pdf" not in list(at.dataframe[0].value["source"])
+
+
+# ---- upload -------------------------------------------------------------------------------------
+def test_uploading_a_pdf_adds_it_and_makes_it_current(sample_workspace):
+    at = open_page("pages/documents.py", sample_workspace)
+    upload(at, ("新しい申請書.pdf", small_pdf()))
+    assert not at.exception
+    assert [s.value for s in at.success] == ["Added 新しい申請書\\.pdf: 1 page, fast engine."]
+    assert "新しい申請書.pdf" in list(at.dataframe[0].value["source"])
+    docs, _ = workspace_state(sample_workspace)
+    assert at.session_state["rli:doc_id"] == docs[-1]
+
+
+def test_uploading_the_same_file_again_does_no_work(sample_workspace):
+    data = (SAMPLE_DOCS / "spread_a3.pdf").read_bytes()
+    before = workspace_state(sample_workspace)
+    at = open_page("pages/documents.py", sample_workspace)
+    upload(at, ("copy of spread.pdf", data))
+    assert "already in the workspace" in texts(at)
+    assert workspace_state(sample_workspace) == before
+
+
+def test_uploaded_file_name_never_becomes_a_path(sample_workspace):
+    at = open_page("pages/documents.py", sample_workspace)
+    upload(at, ("../../escape *bold* <i>x<i>.pdf", small_pdf("path test")))
+    assert not at.exception
+    _, pdfs = workspace_state(sample_workspace)
+    assert all(len(name) == 64 + 4 and name.endswith(".pdf") for name in pdfs)  # <sha256>.pdf only
+    assert not (sample_workspace.parent / "escape *bold* <i>x<i>.pdf").exists()
+    assert "escape *bold* <i>x<i>.pdf" in list(at.dataframe[0].value["source"])
+
+
+@pytest.mark.parametrize("name, data, message", [
+    ("empty.pdf", b"", "empty"),
+    ("notes.pdf", "これはPDFではありません".encode("utf-8") * 20, "not a PDF"),
+    ("truncated.pdf", (SAMPLE_DOCS / "keihi_seisan_kitei.pdf").read_bytes()[:1500], "PDF"),
+])
+def test_bad_file_gets_a_clear_error_and_changes_nothing(sample_workspace, name, data, message):
+    before = workspace_state(sample_workspace)
+    at = open_page("pages/documents.py", sample_workspace)
+    upload(at, (name, data))
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and name.replace(".", "\\.") in errors[0]
+    assert message.lower() in errors[0].lower()
+    assert workspace_state(sample_workspace) == before
+
+
+def test_file_over_the_size_limit_is_refused_with_the_limit(sample_workspace, monkeypatch):
+    monkeypatch.setenv("RLI_MAX_UPLOAD_MB", "0.001")
+    before = workspace_state(sample_workspace)
+    at = open_page("pages/documents.py", sample_workspace)
+    upload(at, ("big.pdf", small_pdf("x" * 50) + b"%" * 4096))
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "limit" in errors[0] and "RLI\\_MAX\\_UPLOAD\\_MB" in errors[0]
+    assert workspace_state(sample_workspace) == before
+
+
+def test_encrypted_pdf_asks_for_its_password_then_opens_with_it(sample_workspace):
+    before = workspace_state(sample_workspace)
+    at = open_page("pages/documents.py", sample_workspace)
+    data = encrypted_pdf("himitsu")
+    upload(at, ("locked.pdf", data))
+    assert len(at.error) == 1 and "password" in at.error[0].value.lower()
+    assert workspace_state(sample_workspace) == before
+    assert "locked\\.pdf" in at.text_input(key="rli:pdf_password").label
+
+    upload(at, ("locked.pdf", data), password="wrong")
+    assert len(at.error) == 1 and "password" in at.error[0].value.lower()
+    assert workspace_state(sample_workspace) == before
+
+    upload(at, ("locked.pdf", data), password="himitsu")
+    assert not at.error
+    assert "locked.pdf" in list(at.dataframe[0].value["source"])
+
+
+def test_first_visit_to_an_empty_workspace_ingests_the_samples(empty_workspace):
+    at = app_test(empty_workspace).run()
+    assert not at.exception
+    docs, _ = workspace_state(empty_workspace)
+    assert len(docs) == len(list(SAMPLE_DOCS.glob("*.pdf")))
+    assert "page 1 of" in texts(at)  # Inspect is the first page and shows a sample right away

@@ -1,0 +1,213 @@
+"""Metrics on hand-computed tiny cases, and the budget rule (evidence wholly inside the first N chars)."""
+import math
+
+import pytest
+
+from core.categories import Category
+from core.evaluation.scoring import (EvalConfig, EvidenceUnit, Question, budget_prefix, category_rows, evaluate_chunks,
+                           found_in_prefix, hit_at_k, ndcg_at_k, reciprocal_rank, recall_at_k, score_question,
+                           summary_rows)
+from core.model import Chunk, SourceRef
+from core.evaluation.retrieval import RetrievedChunk
+
+
+def chunk(cid: str, text: str, refs=(), doc="d", pages=(1, 1)) -> Chunk:
+    sources = tuple(SourceRef(r, pages[0], (0, 0, 1, 1), Category.TEXT) for r in refs)
+    return Chunk(cid, text, doc, "d.pdf", pages[0], pages[1], (), (Category.TEXT,), False, sources, "p")
+
+
+def ranked(*chunks: Chunk) -> list[RetrievedChunk]:
+    return [RetrievedChunk(c, 1.0 / (i + 1), i + 1) for i, c in enumerate(chunks)]
+
+
+def unit(record_id, text="", page=1, category="text", doc="d") -> EvidenceUnit:
+    return EvidenceUnit(doc, record_id, page, category, text)
+
+
+# ---- primitives -----------------------------------------------------------------------------------
+def test_hit_at_k_is_one_when_any_of_the_top_k_is_relevant():
+    relevant = [False, False, True, False]
+    assert [hit_at_k(relevant, k) for k in (1, 2, 3, 10)] == [0.0, 0.0, 1.0, 1.0]
+
+
+def test_recall_at_k_counts_distinct_units_found_so_far():
+    covered = [frozenset({"a"}), frozenset(), frozenset({"a", "b"}), frozenset({"c"})]
+    assert recall_at_k(covered, 4, 1) == 0.25
+    assert recall_at_k(covered, 4, 3) == 0.5  # "a" found twice counts once
+    assert recall_at_k(covered, 4, 4) == 0.75
+
+
+def test_reciprocal_rank_is_one_over_the_first_relevant_rank():
+    assert reciprocal_rank([False, False, True, True]) == pytest.approx(1 / 3)
+    assert reciprocal_rank([False, False]) == 0.0
+
+
+def test_ndcg_matches_a_hand_computation():
+    # relevant at ranks 2 and 3, three relevant chunks exist: DCG = 1/log2(3) + 1/log2(4)
+    dcg = 1 / math.log2(3) + 1 / math.log2(4)
+    idcg = 1 + 1 / math.log2(3) + 1 / math.log2(4)
+    assert ndcg_at_k([False, True, True, False], 3, 3) == pytest.approx(dcg / idcg)
+    # at k=1 nothing relevant yet
+    assert ndcg_at_k([False, True, True], 1, 3) == 0.0
+    # the ideal ranking scores 1
+    assert ndcg_at_k([True, True, False], 5, 2) == pytest.approx(1.0)
+
+
+def test_budget_prefix_joins_chunks_with_one_newline_and_cuts_at_n():
+    prefix, ends = budget_prefix(["abcd", "efgh", "ijkl"], 7)
+    assert prefix == "abcd\nef"
+    assert ends == [4, 9]  # stops reading once the budget is spent
+
+
+def test_found_means_wholly_inside_the_prefix_after_nfkc_and_ignoring_spaces():
+    prefix = "表１　交通費の上限額\n新幹線・特急 １２,０００円"
+    assert found_in_prefix(prefix, "新幹線・特急12,000円")
+    assert not found_in_prefix(prefix[:-2], "新幹線・特急12,000円")  # cut inside the evidence
+    assert not found_in_prefix(prefix, "")
+
+
+# ---- one question, by hand ------------------------------------------------------------------------
+def test_score_question_element_and_page_levels_by_hand():
+    # Evidence: e1 (page 1) and e2 (page 2). Ranking: c_other (page 3), c_e2 (page 2), c_e1 (page 1).
+    c_other = chunk("c0", "関係のない文章です。", ["x"], pages=(3, 3))
+    c_e2 = chunk("c2", "日当は二千円とする。", ["e2"], pages=(2, 2))
+    c_e1 = chunk("c1", "宿泊費は一万円とする。", ["e1"], pages=(1, 1))
+    q = Question("q", "?", "d", (unit("e1", "宿泊費は一万円", page=1), unit("e2", "日当は二千円", page=2)))
+    result = score_question(q, ranked(c_other, c_e2, c_e1), [c_other, c_e2, c_e1], (1, 2, 3), (10, 22))
+
+    element = result.levels["element"]
+    assert element.hit == {1: 0.0, 2: 1.0, 3: 1.0}
+    assert element.recall == {1: 0.0, 2: 0.5, 3: 1.0}
+    assert element.rr == 0.5
+    assert element.ndcg[3] == pytest.approx((1 / math.log2(3) + 1 / math.log2(4)) / (1 + 1 / math.log2(3)))
+    assert result.levels["page"].first_rank == 2
+    # budget: "関係のない文章です。\n日当は二千円とする。" is 21 characters: e2 fits in 22, e1 does not
+    assert result.budget == {10: 0.0, 22: 0.5}
+
+
+def test_a_chunk_covering_the_page_but_not_the_element_hits_only_at_page_level():
+    whole_page = chunk("page", "別の段落。", ["other"], pages=(1, 2))
+    q = Question("q", "?", "d", (unit("e1", "宿泊費", page=2),))
+    result = score_question(q, ranked(whole_page), [whole_page], (1,), (100,))
+    assert result.levels["element"].hit[1] == 0.0
+    assert result.levels["page"].hit[1] == 1.0
+
+
+def test_other_documents_chunks_spend_the_budget():
+    distractor = chunk("x", "あ" * 50, ["y"], doc="other")
+    target = chunk("t", "交通費の上限は三千円。", ["e1"])
+    q = Question("q", "?", "d", (unit("e1", "交通費の上限は三千円"),))
+    assert score_question(q, ranked(target, distractor), [target], (1,), (20,)).budget == {20: 1.0}
+    assert score_question(q, ranked(distractor, target), [target], (1,), (20,)).budget == {20: 0.0}
+
+
+def test_an_element_without_text_is_found_when_a_chunk_citing_it_fits_the_budget():
+    form = chunk("f", "仮払金: 空欄", ["empty_field"])
+    q = Question("q", "?", "d", (unit("empty_field", "", category="form_field"),))
+    assert score_question(q, ranked(form), [form], (1,), (7, 6)).budget == {7: 1.0, 6: 0.0}
+
+
+def test_page_only_evidence_scores_at_page_level_and_by_its_quote():
+    c = chunk("c", "表1 交通費の上限額", ["e"], pages=(2, 2))
+    q = Question("q", "?", "d", (EvidenceUnit("d", None, 2, "page", "交通費の上限額"),))
+    result = score_question(q, ranked(c), [c], (1,), (100,))
+    assert "element" not in result.levels
+    assert result.levels["page"].hit[1] == 1.0 and result.budget == {100: 1.0}
+
+
+# ---- aggregation ------------------------------------------------------------------------------------
+def test_summary_rows_average_over_questions_with_the_promised_keys():
+    a = chunk("a", "交通費の上限は三千円とする。", ["ea"])
+    b = chunk("b", "宿泊費の上限は一万円とする。", ["eb"])
+    questions = [
+        Question("q1", "交通費の上限はいくら", "d", (unit("ea", "交通費の上限は三千円"),)),
+        Question("q2", "宿泊費の上限はいくら", "d", (unit("eb", "宿泊費の上限は一万円", category="table"),)),
+    ]
+    config = EvalConfig(ks=(1, 2), budgets=(15, 100))
+    results = evaluate_chunks(questions, [a, b], "pol", "bm25", config)
+    rows = summary_rows(results, config.ks, config.budgets)
+    element = next(r for r in rows if r["level"] == "element")
+    assert set(element) == {"policy", "retriever", "level", "hit@1", "hit@2", "recall@1", "recall@2", "mrr",
+                            "ndcg@1", "ndcg@2", "budget_recall@15", "budget_recall@100", "n"}
+    assert element["hit@1"] == 1.0 and element["mrr"] == 1.0 and element["n"] == 2
+    assert element["budget_recall@15"] == 1.0  # each answer is the first 14 characters of its ranking
+    cats = {r["category"]: r for r in category_rows(results, config.ks, config.budgets)}
+    assert set(cats) == {"text", "table"} and cats["table"]["recall@1"] == 1.0
+
+
+# ---- end to end on the sample documents and the shipped gold set ------------------------------------
+import json
+from pathlib import Path
+
+from core.cli import main as cli_main
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
+GOLD = SAMPLES / "gold_ja.jsonl"
+
+
+def run_json(capsys, *argv) -> dict:
+    assert cli_main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_default_policy_beats_naive_on_budget_recall_at_1000_chars(fast_samples_root, capsys):
+    out = run_json(capsys, "evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
+                   "--policy", "default", "--policy", "naive", "--json")
+    rows = {(r["policy"], r["level"]): r for r in out["results"]}
+    default, naive = rows[("default", "element")], rows[("naive", "element")]
+    assert default["n"] == naive["n"] >= 25
+    assert default["budget_recall@1000"] > naive["budget_recall@1000"]
+
+
+def test_evaluate_json_has_the_promised_keys_for_every_k_and_budget(fast_samples_root, capsys):
+    out = run_json(capsys, "evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
+                   "--policy", "default", "--retriever", "tfidf", "--k", "1,5", "--budget", "300,900", "--json")
+    assert set(out) == {"results", "per_question"}
+    assert {r["level"] for r in out["results"]} == {"element", "page"}
+    for row in out["results"]:
+        assert set(row) == {"policy", "retriever", "level", "hit@1", "hit@5", "recall@1", "recall@5", "mrr",
+                            "ndcg@1", "ndcg@5", "budget_recall@300", "budget_recall@900", "n"}
+        assert row["retriever"] == "tfidf"
+    question = out["per_question"][0]
+    assert {"id", "question", "evidence", "retrieved", "element", "page", "budget_recall@900"} <= set(question)
+    assert len(out["per_question"]) == sum(1 for line in GOLD.read_text(encoding="utf-8").splitlines() if line)
+
+
+def test_evaluate_table_shows_budget_first_and_a_category_breakdown(fast_samples_root, capsys):
+    assert cli_main(["evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD)]) == 0
+    text = capsys.readouterr().out
+    header = next(line for line in text.splitlines() if line.startswith("policy"))
+    assert header.split()[3] == "budget_recall@500"
+    assert "by evidence category" in text and "footnote" in text and "selection_mark" in text
+
+
+def test_routed_scope_evaluates_each_question_against_its_own_document(fast_samples_root, capsys):
+    out = run_json(capsys, "evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
+                   "--policy", "default", "--scope", "routed", "--json")
+    for question in out["per_question"]:
+        assert {r["doc_id"] for r in question["retrieved"]} <= {question["doc_id"]}
+
+
+def test_evaluate_rejects_bad_k_with_a_message(fast_samples_root, capsys):
+    assert cli_main(["evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD), "--k", "1,x"]) == 2
+    assert "--k must be comma-separated whole numbers" in capsys.readouterr().err
+
+
+def test_dense_without_a_model_is_a_clear_error_not_a_download(fast_samples_root, capsys, monkeypatch):
+    monkeypatch.delenv("RLI_DENSE_MODEL", raising=False)
+    assert cli_main(["evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
+                     "--retriever", "dense"]) == 2
+    assert "Nothing is downloaded" in capsys.readouterr().err
+
+
+def test_a_check_box_glyph_is_not_text_the_budget_looks_for():
+    form = chunk("f", "状態: 会議費 は 選択されていない", ["mark"])
+    q = Question("q", "?", "d", (unit("mark", "☐", category="selection_mark"),))
+    assert score_question(q, ranked(form), [form], (1,), (100, 5)).budget == {100: 1.0, 5: 0.0}
+
+
+def test_two_policies_with_the_same_name_are_reported_separately(fast_samples_root, capsys):
+    toml = Path(__file__).resolve().parents[2] / "policies" / "default.toml"
+    out = run_json(capsys, "evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
+                   "--policy", "default", "--policy", str(toml), "--json")
+    assert {r["policy"] for r in out["results"]} == {"default", "default #2"}

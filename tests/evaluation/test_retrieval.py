@@ -1,0 +1,109 @@
+"""Retrievers over chunk texts: BM25 (Sudachi tokens), TF-IDF on character n-grams, weighted
+reciprocal-rank fusion, optional dense, corpus-wide or routed per document."""
+import pytest
+
+from core.categories import Category
+from core.model import Chunk, SourceRef
+from core.evaluation.retrieval import (BM25Index, ChunkSearch, FusionIndex, RetrieverOptions, RetrieverUnavailable,
+                            TfidfIndex, build_index)
+from core.evaluation.tokenize import make_tokenizer
+
+TEXTS = [
+    "交通費は、最も経済的かつ合理的な経路により算出した実費を支給する。",
+    "宿泊費は、役職区分に応じて上限額の範囲内で実費を支給する。",
+    "領収書を紛失した場合、申請者は支払証明書を提出する。",
+    "SELECT employee_id, SUM(amount) FROM expenses WHERE status = 'approved'",
+]
+
+
+def chunk(i: int, text: str, doc: str) -> Chunk:
+    ref = SourceRef(f"{doc}-e{i}", 1, (0, 0, 10, 10), Category.TEXT)
+    return Chunk(f"{doc}-c{i}", text, doc, f"{doc}.pdf", 1, 1, (), (Category.TEXT,), False, (ref,), "test")
+
+
+def test_bm25_ranks_the_chunk_sharing_the_questions_words_first():
+    index = BM25Index(TEXTS, make_tokenizer())
+    assert index.search("領収書をなくしたときは何を提出しますか", 3)[0].index == 2
+    assert index.search("宿泊費の上限額は", 3)[0].index == 1
+
+
+def test_bm25_returns_nothing_when_no_word_is_shared():
+    assert BM25Index(TEXTS, make_tokenizer()).search("量子コンピュータ", 5) == []
+
+
+def test_bm25_finds_sql_from_a_full_width_question():
+    assert BM25Index(TEXTS, make_tokenizer()).search("ｅｘｐｅｎｓｅｓ テーブルの ＳＴＡＴＵＳ", 2)[0].index == 3
+
+
+def test_tfidf_matches_character_ngrams_without_a_tokenizer():
+    index = TfidfIndex(TEXTS)
+    hits = index.search("支払証明書", 2)
+    assert hits[0].index == 2 and 0 < hits[0].score <= 1.0
+
+
+def test_tfidf_scores_are_cosines_so_a_text_scores_one_against_itself():
+    index = TfidfIndex(TEXTS)
+    assert index.search(TEXTS[1], 1)[0].score == pytest.approx(1.0)
+
+
+def test_fusion_adds_weighted_reciprocal_ranks_of_its_components():
+    bm25, tfidf = BM25Index(TEXTS, make_tokenizer()), TfidfIndex(TEXTS)
+    fusion = FusionIndex([(bm25, 0.7), (tfidf, 0.3)], rrf_k=60, depth=10)
+    query = "実費を支給する交通費"
+    expected: dict[int, float] = {}
+    for index, weight in ((bm25, 0.7), (tfidf, 0.3)):
+        for rank, hit in enumerate(index.search(query, 10), start=1):
+            expected[hit.index] = expected.get(hit.index, 0.0) + weight / (60 + rank)
+    got = {h.index: h.score for h in fusion.search(query, 10)}
+    assert got == pytest.approx(expected)
+
+
+def test_fusion_with_one_component_keeps_that_components_order():
+    bm25 = BM25Index(TEXTS, make_tokenizer())
+    fusion = FusionIndex([(bm25, 1.0)])
+    query = "実費を支給する"
+    assert [h.index for h in fusion.search(query, 4)] == [h.index for h in bm25.search(query, 4)]
+
+
+def test_fusion_weights_are_validated():
+    with pytest.raises(ValueError, match="'bm42'"):
+        RetrieverOptions(fusion_weights=(("bm42", 1.0),))
+
+
+def test_dense_without_a_model_folder_says_nothing_is_downloaded():
+    with pytest.raises(RetrieverUnavailable, match="Nothing is downloaded"):
+        build_index("dense", TEXTS)
+
+
+def test_dense_with_a_missing_folder_names_the_folder(tmp_path):
+    with pytest.raises(RetrieverUnavailable, match="does not exist"):
+        build_index("dense", TEXTS, RetrieverOptions(dense_model_path=str(tmp_path / "nope")))
+
+
+def test_dense_with_a_folder_but_no_package_or_model_explains_what_is_missing(tmp_path):
+    with pytest.raises(RetrieverUnavailable, match="sentence-transformers"):
+        build_index("dense", TEXTS, RetrieverOptions(dense_model_path=str(tmp_path)))
+
+
+def test_routed_scope_only_searches_the_questions_document():
+    chunks = [chunk(0, TEXTS[0], "docA"), chunk(1, TEXTS[0] + "交通費", "docB"), chunk(2, TEXTS[2], "docB")]
+    corpus = ChunkSearch(chunks, "bm25", "corpus")
+    routed = ChunkSearch(chunks, "bm25", "routed")
+    assert {r.chunk.doc_id for r in corpus.search("交通費の実費", 5)} == {"docA", "docB"}
+    hits = routed.search("交通費の実費", 5, doc_id="docA")
+    assert [r.chunk.id for r in hits] == ["docA-c0"] and hits[0].rank == 1
+
+
+def test_routed_scope_needs_the_questions_document():
+    with pytest.raises(ValueError, match="routed"):
+        ChunkSearch([chunk(0, TEXTS[0], "d")], "tfidf", "routed").search("交通費", 3)
+
+
+def test_an_empty_corpus_retrieves_nothing():
+    for kind in ("bm25", "tfidf", "fusion"):
+        assert ChunkSearch([], kind).search("交通費", 3) == []
+
+
+def test_equal_scores_rank_by_position_so_runs_are_reproducible():
+    index = BM25Index(["精算", "精算", "精算"], make_tokenizer())
+    assert [h.index for h in index.search("精算", 3)] == [0, 1, 2]
