@@ -32,6 +32,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from core.categories import Category
 from core.geometry import distance
+from core.headings import KANJI_NUMERALS
 from core.model import Document, Element, Page, freeze_attrs
 from core.chunks.policy import Action, Policy
 from core.text import digits_masked, join_lines, nfkc, normalise
@@ -337,42 +338,7 @@ def sentence_pieces(element: Element, text: str, policy: Policy) -> list[Piece]:
 
 
 # ---- headings -----------------------------------------------------------------------------------
-_KANJI_NUM = "0-9一二三四五六七八九十百〇零"
-_LEVEL_PATTERNS = (
-    (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*[部編]"), 1),
-    (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*章"), 2),
-    # front/back matter sits beside the chapters, not above them
-    (re.compile(r"^(?:目次|はじめに|おわりに|まえがき|あとがき|附則|付則|別表|別紙|参考文献|改定履歴|索引|用語集|"
-                r"(?:table of )?contents|list of (?:figures|tables)|abstract|executive summary|foreword|preface|"
-                r"acknowledge?ments?|appendix|annex|references|bibliography|glossary|index)(?:\s|$|[:：.])", re.I), 2),
-    (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*節"), 3),
-    (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*款"), 4),
-    (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*条"), 5),
-    # 1 / 1. (chapter) > 1.1 > 1.1.1, with or without a closing dot
-    (re.compile(r"^\d+\.\d+\.\d+\.?(?!\d)"), 4),
-    (re.compile(r"^\d+\.\d+\.?(?!\d)"), 3),
-    (re.compile(r"^(?:\d+\.?|[A-Z]\.)(?=\s|[^\d.])"), 2),
-    (re.compile(r"^[(（]\s*\d+\s*[)）]"), 6),
-    (re.compile(r"^[①-⑳]"), 7),
-)
-
-
-def heading_level(element: Element) -> int | None:
-    """Depth in the section tree: attr `level` when the source gave one, else the numbering
-    (第N部 1 > 第N章 2 > 第N節 3 > 第N条 5; 1. 2 > 1.1 3 > 1.1.1 4). None: same depth as the
-    heading before it."""
-    if element.category is C.TITLE:
-        return 0
-    level = element.attr("level")
-    if isinstance(level, int) and not isinstance(level, bool):
-        return max(1, level)
-    text = normalise(element.text)
-    for pattern, depth in _LEVEL_PATTERNS:
-        if pattern.match(text):
-            return depth
-    return None
-
-
+# (depth from numbering alone, shared with the forms stage, is core.headings.heading_level)
 # Numbering styles: (scheme, rank). Within a scheme a larger rank is deeper (第N章 above 第N節);
 # schemes with no known order nest in the order the document first uses them.
 Style = tuple[str, int]
@@ -383,11 +349,11 @@ _FRONT = re.compile(
     r"(?:table of )?contents|list of (?:figures|tables)|abstract|executive summary|foreword|preface|"
     r"acknowledge?ments?|appendix|annex|references|bibliography|glossary|index)(?:\s|$|[:：.])", re.I)
 _STYLE_PATTERNS: tuple[tuple[re.Pattern[str], Style], ...] = (
-    (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*[部編]"), ("jp", 0)),
-    (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*章"), ("jp", 1)),
-    (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*節"), ("jp", 2)),
-    (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*款"), ("jp", 3)),
-    (re.compile(rf"^第\s*[{_KANJI_NUM}]+\s*条"), ("jp", 4)),
+    (re.compile(rf"^第\s*[{KANJI_NUMERALS}]+\s*[部編]"), ("jp", 0)),
+    (re.compile(rf"^第\s*[{KANJI_NUMERALS}]+\s*章"), ("jp", 1)),
+    (re.compile(rf"^第\s*[{KANJI_NUMERALS}]+\s*節"), ("jp", 2)),
+    (re.compile(rf"^第\s*[{KANJI_NUMERALS}]+\s*款"), ("jp", 3)),
+    (re.compile(rf"^第\s*[{KANJI_NUMERALS}]+\s*条"), ("jp", 4)),
     (re.compile(r"^\d+\.\d+\.\d+\.?(?!\d)"), ("num", 2)),
     (re.compile(r"^\d+\.\d+\.?(?!\d)"), ("num", 1)),
     (re.compile(r"^[A-Z]\.\d+\.\d+\.?(?!\d)"), ("alnum", 1)),
@@ -481,27 +447,29 @@ def build_page_evidence(page: Page, policy: Policy, ctx: PageContext = PageConte
 
 
 class _PageBuilder:
+    """One page's evidence, step by step: sort its elements (body, metadata, excluded, captions and
+    footnotes to attach), give captions/footnotes their wrapped lines, attach them (`_Attacher`),
+    then cut the body into blocks (`_BlockMaker`)."""
+
     def __init__(self, page: Page, policy: Policy, ctx: PageContext):
         self.page, self.policy, self.ctx = page, policy, ctx
         self.elements = [e for e in sorted(page.elements, key=lambda e: e.seq) if e.id not in ctx.skip]
         self.metadata: dict[str, list[str]] = defaultdict(list)
         self.furniture: list[Furniture] = []
         self.excluded: list[str] = []
-        self.attachments: list[Attachment] = []
-        self.glued: dict[str, list[Element]] = defaultdict(list)  # target id -> attached sources
-        self.notes: list[Element] = []  # footnotes with no body on this page: glued to the chunk before
-        self.flow: list[Element] = []  # body elements in reading order (incl. sources left in the flow)
+        self.flow: list[Element] = []  # body elements in reading order
         self.continued: dict[str, list[Element]] = {}  # caption/footnote id -> its wrapped lines
 
     def build(self) -> PageEvidence:
         sources = self._sort_elements()
         self._find_continuations(sources)
-        self._attach(sources)
-        blocks = self._blocks()
+        attacher = _Attacher(self.page.number, self.policy, self.flow)
+        attacher.attach(sources)
+        blocks = _BlockMaker(self.page.number, self.policy, attacher, self.continued).blocks()
         return PageEvidence(
             page=self.page.number, blocks=tuple(blocks),
             metadata=tuple((k, tuple(v)) for k, v in self.metadata.items()),
-            attachments=tuple(self.attachments), furniture=tuple(self.furniture),
+            attachments=tuple(attacher.attachments), furniture=tuple(self.furniture),
             excluded=tuple(self.excluded),
         )
 
@@ -558,14 +526,22 @@ class _PageBuilder:
                 self.continued[src.id] = lines
                 self.flow = [e for e in self.flow if e not in lines]
 
-    def _source_piece(self, src: Element) -> Piece:
-        lines = self.continued.get(src.id, [])
-        return Piece(join_lines([src.text] + [e.text for e in lines]), (src, *lines))
 
-    # attachment ---------------------------------------------------------------------------
-    def _attach(self, sources: list[Element]) -> None:
+class _Attacher:
+    """Captions and footnotes to the body elements they join: a reviewer's or importer's link first,
+    else the policy's rules (the module docstring). One that joins nothing stays in the flow as
+    text, or, a footnote with no body on its page, waits for the chunk before it (`notes`)."""
+
+    def __init__(self, page_number: int, policy: Policy, flow: Sequence[Element]):
+        self.page_number, self.policy = page_number, policy
+        self.flow: list[Element] = list(flow)  # body in reading order; sources left in the flow join it
+        self.glued: dict[str, list[Element]] = defaultdict(list)  # target id -> attached sources
+        self.notes: list[Element] = []  # footnotes with no body on this page: glued to the chunk before
+        self.attachments: list[Attachment] = []
+
+    def attach(self, sources: list[Element]) -> None:
         # captions first: a footnote's marker may sit in the caption of the figure it annotates
-        for src in sorted(sources, key=lambda e: (e.category is C.FOOTNOTE, e.page != self.page.number, e.seq)):
+        for src in sorted(sources, key=lambda e: (e.category is C.FOOTNOTE, e.page != self.page_number, e.seq)):
             target, how = self._target_for(src)
             if target is not None:
                 self.glued[target.id].append(src)
@@ -576,7 +552,7 @@ class _PageBuilder:
             else:
                 self.flow.append(src)  # stays where it is, as text: never dropped
                 self.attachments.append(Attachment(src.id, src.category, None, how))
-        self.flow.sort(key=lambda e: (e.page != self.page.number, e.seq))
+        self.flow.sort(key=lambda e: (e.page != self.page_number, e.seq))
 
     def _target_for(self, src: Element) -> tuple[Element | None, str]:
         body = {e.id: e for e in self.flow}
@@ -632,8 +608,21 @@ class _PageBuilder:
             return None
         return min(hits, key=lambda e: (e.seq > note.seq, abs(e.seq - note.seq)))
 
-    # blocks ---------------------------------------------------------------------------------
-    def _blocks(self) -> list[Block]:
+
+class _BlockMaker:
+    """The page's body cut into the blocks the chunker packs (headings, flow, list runs, atomic
+    figures/formulas/code, tables, notes), each attached caption and footnote glued into its
+    target's pieces."""
+
+    def __init__(self, page_number: int, policy: Policy, attached: _Attacher,
+                 continued: Mapping[str, list[Element]]):
+        self.page_number, self.policy = page_number, policy
+        self.flow = attached.flow
+        self.glued = attached.glued
+        self.notes = attached.notes
+        self.continued = continued
+
+    def blocks(self) -> list[Block]:
         blocks: list[Block] = []
         i = 0
         while i < len(self.flow):
@@ -664,7 +653,7 @@ class _PageBuilder:
                 if block is not None:
                     blocks.append(block)
             i += 1
-        blocks.extend(Block(NOTE, self.page.number, n.seq, (self._source_piece(n),), side=n.attr("side"))
+        blocks.extend(Block(NOTE, self.page_number, n.seq, (self._source_piece(n),), side=n.attr("side"))
                       for n in self.notes)
         return blocks
 
@@ -704,6 +693,10 @@ class _PageBuilder:
         if e.category is C.CODE:
             return fenced(e.text, guess_code_language(e.text))
         return e.text
+
+    def _source_piece(self, src: Element) -> Piece:
+        lines = self.continued.get(src.id, [])
+        return Piece(join_lines([src.text] + [e.text for e in lines]), (src, *lines))
 
     def _with_glue(self, target: Element, pieces: list[Piece]) -> list[Piece]:
         """Captions go before the target's text; a footnote goes right after the sentence holding

@@ -29,6 +29,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from core.categories import Category
 from core.geometry import center, contains, overlap_area, vertical_overlap
+from core.headings import heading_level
 from core.model import BBox, Document, Element, Page, thaw
 
 C = Category
@@ -250,8 +251,6 @@ def unit_index(doc: Document) -> dict[str, Unit]:
 # ---- sections -----------------------------------------------------------------------------------
 def section_paths(doc: Document) -> dict[str, tuple[str, ...]]:
     """Element id → the headings above it (title, then section headers by level)."""
-    from core.chunks.evidence import heading_level  # the chunker's notion of depth, so paths agree
-
     stack: list[tuple[int, str]] = []
     out: dict[str, tuple[str, ...]] = {}
     previous = 1

@@ -5,7 +5,7 @@ import pytest
 from core.categories import Category
 from core.chunks.chunking import document_evidence
 from core.chunks.evidence import (
-    footnote_marker, furniture_kind, guess_code_language, heading_level, index_entries, normalise_formula,
+    footnote_marker, furniture_kind, guess_code_language, index_entries, normalise_formula,
     section_page_map, section_paths, split_sentences, summarise,
 )
 from core.chunks.policy import DEFAULT
@@ -158,14 +158,6 @@ def test_formulas_are_normalised():
 ])
 def test_code_language_is_guessed(code, language):
     assert guess_code_language(code) == language
-
-
-def test_heading_levels_follow_japanese_and_dotted_numbering():
-    levels = [heading_level(el(1, i, "section_header", (0, 0, 1, 1), t)) for i, t in enumerate(
-        ["第1章 総則", "第1節 目的", "第3条（定義）", "1.2 範囲", "2 概要", "目次", "その他", "4.6. Challenges",
-         "2.1.2. Components", "List of Figures", "1. Introduction"])]
-    assert levels == [2, 3, 5, 3, 2, 2, None, 3, 4, 2, 2]
-    assert heading_level(el(1, 0, "title", (0, 0, 1, 1), "規程")) == 0
 
 
 @pytest.mark.parametrize("headings, expected_last", [
