@@ -22,10 +22,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-from core.chunks import chunking
+from core.chunks import cache, chunking  # noqa: E402
 from core.review import corrections  # noqa: E402
 from core.categories import Category  # noqa: E402
-from core.chunks.chunking import cache_stats, chunks_for  # noqa: E402
+from core.chunks.pipeline import chunks_for  # noqa: E402
 from core.ingest.pipeline import ingest_path  # noqa: E402
 from core.chunks.policy import DEFAULT  # noqa: E402
 from core.store.workspace import Workspace  # noqa: E402
@@ -52,14 +52,14 @@ def main() -> int:
         doc_id = record.doc_id
         print(f"document: {record.page_count} pages ({args.engine} ingest {ingest_s:.2f} s)")
 
-        chunking.clear_cache()
+        cache.clear_cache()
         corrections.clear_cache()
         from core.chunks.crops import attach_crops  # chunks_for names figure/table crops (core.chunks.crops)
         _, crops_s = timed(lambda: attach_crops(ws, corrections.corrected_document(ws, doc_id), DEFAULT))
-        chunking.clear_cache()
+        cache.clear_cache()
         corrections.clear_cache()
         cold, cold_s = timed(lambda: chunks_for(ws, doc_id, DEFAULT))
-        built_cold = cache_stats()["page_evidence_built"]
+        built_cold = cache.cache_stats()["page_evidence_built"]
         _, warm_s = timed(lambda: chunks_for(ws, doc_id, DEFAULT))
         doc = corrections.corrected_document(ws, doc_id)
         _, replay_only_s = timed(lambda: corrections.corrected_document(ws, doc_id))
@@ -68,13 +68,13 @@ def main() -> int:
         target = next(e for e in middle.elements if e.category is Category.TEXT and e.text.strip())
         ws.append_events(doc_id, [{"kind": "relabel", "target": target.id, "category": "decorative"}], "bench")
         (after, rebuild_s) = timed(lambda: chunks_for(ws, doc_id, DEFAULT))
-        rebuilt = cache_stats()["page_evidence_built"] - built_cold
+        rebuilt = cache.cache_stats()["page_evidence_built"] - built_cold
         changed = len({c.id for c in after} ^ {c.id for c in cold})
 
         corrected = corrections.corrected_document(ws, doc_id)
         split, forms_s = timed(lambda: chunking.form_split(corrected, DEFAULT))
         _, layout_warm_s = timed(lambda: chunking.layout_chunks(split.masked, DEFAULT, split.skip))  # pages cached
-        chunking.clear_cache()
+        cache.clear_cache()
         _, layout_cold_s = timed(lambda: chunking.layout_chunks(split.masked, DEFAULT, split.skip))  # none cached
         _, naive_s = timed(lambda: chunking.build_chunks(corrected, "naive"))
 

@@ -4,7 +4,7 @@ Pick a policy (default, naive, a TOML in policies/, or one you upload); filter t
 category and page; select one to see every box it came from (the next page too when it crosses
 one), its text, metadata and attached captions and footnotes. Compare with the naive baseline,
 see what the reviewer's corrections changed, and download the chunks in three shapes. Chunks are
-rebuilt only when the document, its corrections or the policy change (core.chunks.chunking caches them).
+rebuilt only when the document, its corrections or the policy change (core.chunks.pipeline caches them).
 """
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ import pandas as pd
 import streamlit as st
 
 from core.categories import Category
-from core.chunks.chunking import build_chunks, chunks_for, evidence_for
+from core.chunks.chunking import build_chunks
 from core.errors import InspectorError
 from core.chunks.evidence import summarise
+from core.chunks.pipeline import chunks_for, evidence_for
 from core.export.formats import FORMATS, export, file_name
 from core.model import Chunk, Document
 from core.chunks.policy import DEFAULT, Policy, describe, load_policy, policy_from_toml

@@ -120,7 +120,7 @@ def evidence_list(doc: Document) -> None:
 
 
 def take_chunk(doc: Document, number: int) -> None:
-    from core.chunks.chunking import chunks_for
+    from core.chunks.pipeline import chunks_for
 
     with st.expander("Take a whole chunk as evidence"):
         policy = st.selectbox("Policy", ["default", "naive"], key="rli:gold:chunk_policy")

@@ -2,8 +2,9 @@
 
     build_chunks(doc, policy, fields=None) -> tuple[Chunk, ...]     pure, deterministic ids
     naive_chunks(doc) -> tuple[Chunk, ...]                          seed 002's baseline
-    chunks_for(ws, doc_id, policy) -> tuple[Chunk, ...]             the corrected Document's chunks,
-                                                                    cached by (doc, log head, policy)
+
+A Document and a policy (and its form fields, from core.forms.fields, the stage before) give the
+chunks; the workspace's corrected, cropped Document is chunked by core/chunks/pipeline.py.
 
 Per-page evidence (core/chunks/evidence.py) is cached by the page's own content and context, so after a
 correction on page P only P's evidence is rebuilt; the section/size assembly that follows is a
@@ -14,13 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from core.categories import Category
+from core.chunks.cache import PAGE_EVIDENCE
 from core.chunks.evidence import (
     HEADINGS, SectionStack,
     ATOMIC, FLOW, GROUP, HEADING, NOTE, REFONLY, TABLE, Block, PageContext, PageEvidence, Piece,
@@ -30,59 +29,22 @@ from core.geometry import coverage
 from core.model import Chunk, Document, Element, SourceRef, freeze_attrs
 from core.chunks.naive import naive_chunks
 from core.chunks.policy import Action, Policy, load_policy
+from core.forms.fields import extract_fields, form_chunks
+from core.forms.redaction import REDACTED, rules_from_policy
 
-__all__ = ["build_chunks", "naive_chunks", "chunks_for", "evidence_for", "document_evidence", "layout_chunks",
-           "form_split", "form_pages", "mask_redacted", "clear_cache", "cache_stats"]
-
-
-# ---- per-page evidence cache --------------------------------------------------------------------
-class _LRU:
-    def __init__(self, size: int):
-        self._data: OrderedDict[Any, Any] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
-        self.misses = 0  # how many values had to be computed: lets tests and bench see reuse
-
-    def get(self, key: Any, make) -> Any:
-        with self._lock:
-            if key in self._data:
-                self._data.move_to_end(key)
-                return self._data[key]
-        value = make()
-        with self._lock:
-            self.misses += 1
-            self._data[key] = value
-            while len(self._data) > self._size:
-                self._data.popitem(last=False)
-        return value
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-            self.misses = 0
+__all__ = ["build_chunks", "naive_chunks", "document_evidence", "layout_chunks",
+           "form_fields", "form_split", "form_pages", "mask_redacted"]
 
 
-_PAGE_EVIDENCE = _LRU(20000)
-_CHUNKS = _LRU(64)
-
-
+# ---- per-page evidence -------------------------------------------------------------------------
 def document_evidence(doc: Document, policy: Policy, skip: Iterable[str] = ()) -> tuple[PageEvidence, ...]:
     """Every page's evidence; a page whose elements and context are unchanged is not rebuilt."""
     contexts = page_contexts(doc, policy, skip)
     return tuple(
-        _PAGE_EVIDENCE.get((policy.fingerprint, page, contexts[page.number]),
-                           lambda page=page: build_page_evidence(page, policy, contexts[page.number]))
+        PAGE_EVIDENCE.get((policy.fingerprint, page, contexts[page.number]),
+                          lambda page=page: build_page_evidence(page, policy, contexts[page.number]))
         for page in doc.pages
     )
-
-
-def clear_cache() -> None:
-    _PAGE_EVIDENCE.clear()
-    _CHUNKS.clear()
-
-
-def cache_stats() -> dict[str, int]:
-    return {"page_evidence_built": _PAGE_EVIDENCE.misses, "chunk_sets_built": _CHUNKS.misses}
 
 
 # ---- assembly -----------------------------------------------------------------------------------
@@ -374,17 +336,6 @@ def _chunk_id(doc_id: str, policy_name: str, refs: Sequence[SourceRef], text: st
 
 
 # ---- forms --------------------------------------------------------------------------------------
-def _forms_module():
-    """core.forms.fields when it provides form chunks (it is another engineer's module)."""
-    try:
-        import core.forms.fields as forms
-    except ModuleNotFoundError as err:
-        if err.name == "core.forms.fields":
-            return None  # not written yet: form elements flow as plain text
-        raise  # a broken core.forms.fields must not silently let form values into text chunks
-    return forms if hasattr(forms, "form_chunks") and hasattr(forms, "extract_fields") else None
-
-
 def _form_element_ids(fields: Sequence[Any]) -> set[str]:
     """The elements a set of fields speaks for: each field's key and value elements."""
     ids: set[str] = set()
@@ -396,10 +347,10 @@ def _form_element_ids(fields: Sequence[Any]) -> set[str]:
     return ids
 
 
-def _form_fields(forms, doc: Document, policy: Policy) -> tuple[Any, ...]:
+def form_fields(doc: Document, policy: Policy) -> tuple[Any, ...]:
+    """The document's form fields (core.forms.fields), redacted by the policy's rules."""
     # the corrected Document carries its form events (pair, set_value, redact…) in its meta
-    from core.forms.redaction import rules_from_policy
-    return tuple(forms.extract_fields(doc, rules=rules_from_policy(policy)))
+    return tuple(extract_fields(doc, rules=rules_from_policy(policy)))
 
 
 _MARK_GLYPHS = set("☐☑☒□■✓✔○◉●◯")
@@ -440,17 +391,14 @@ class FormSplit:
 def form_split(doc: Document, policy: Policy, fields: Sequence[Any] | None = None) -> FormSplit:
     """Who chunks what: core.forms.fields the fields of form pages, the text path everything else, with
     every redacted value masked wherever it appears on its page (no redacted value reaches text)."""
-    forms = _forms_module()
-    if forms is None:
-        return FormSplit((), frozenset(), doc)
     if fields is None:
-        fields = _form_fields(forms, doc, policy)
+        fields = form_fields(doc, policy)
     masked = mask_redacted(doc, fields)
     if policy.action(Category.FORM_FIELD) is Action.EXCLUDE:
         return FormSplit((), frozenset(), masked)
     pages = form_pages(doc)
     on_form_pages = [f for f in fields if f.page in pages]
-    chunks = tuple(c for c in forms.form_chunks(doc, on_form_pages, policy) if c.start_page in pages)
+    chunks = tuple(c for c in form_chunks(doc, on_form_pages, policy) if c.start_page in pages)
     skip = {e.id for e in doc.elements() if e.page in pages
             and e.category in (Category.FORM_FIELD, Category.SELECTION_MARK)}
     return FormSplit(chunks, frozenset(skip | _form_element_ids(on_form_pages)), masked)
@@ -458,8 +406,6 @@ def form_split(doc: Document, policy: Policy, fields: Sequence[Any] | None = Non
 
 def mask_redacted(doc: Document, fields: Sequence[Any]) -> Document:
     """Replace each redacted field's value, on its page, in every element's text and table cells."""
-    from core.forms.redaction import REDACTED
-
     patterns: dict[int, list[re.Pattern[str]]] = {}
     for f in fields:
         value = str(getattr(f, "value", "") or "").strip()
@@ -526,34 +472,3 @@ def _interleave(doc: Document, chunks: list[Chunk], form_chunks: list[Chunk]) ->
         return min((seq[r.record_id] for r in c.refs if r.record_id in seq), default=(c.start_page, 10**6))
     ordered = sorted(enumerate(chunks + form_chunks), key=lambda ic: (position(ic[1]), ic[0]))
     return [c for _, c in ordered]
-
-
-def _version_key(ws, doc_id: str, policy: Policy) -> tuple:
-    record = ws.document(doc_id)
-    return (str(Path(ws.root).resolve()), doc_id, record.engine, record.updated_at, ws.head(doc_id),
-            policy.fingerprint)
-
-
-def chunks_for(ws, doc_id: str, policy: Policy | str = "default") -> tuple[Chunk, ...]:
-    """The corrected Document's chunks, cached by (document version, log head, policy fingerprint)."""
-    from core.review.corrections import corrected_document
-
-    policy = load_policy(policy)
-
-    def build() -> tuple[Chunk, ...]:
-        from core.chunks.crops import attach_crops  # figure/table crops, named in chunk metadata as image_ref
-        return build_chunks(attach_crops(ws, corrected_document(ws, doc_id), policy), policy)
-    return _CHUNKS.get(_version_key(ws, doc_id, policy), build)
-
-
-def evidence_for(ws, doc_id: str, policy: Policy | str = "default") -> tuple[PageEvidence, ...]:
-    """The corrected Document's page evidence (attachments, furniture) for pages and reports,
-    cached like `chunks_for`."""
-    from core.review.corrections import corrected_document
-
-    policy = load_policy(policy)
-
-    def build() -> tuple[PageEvidence, ...]:
-        split = form_split(corrected_document(ws, doc_id), policy)
-        return document_evidence(split.masked, policy, split.skip)
-    return _CHUNKS.get(("evidence",) + _version_key(ws, doc_id, policy), build)

@@ -26,6 +26,8 @@ import pymupdf
 from PIL import Image
 
 from core.categories import Category
+from core.chunks.chunking import document_evidence
+from core.chunks.policy import load_policy
 from core.model import Document, Element, Page
 
 ZOOM = 2.0
@@ -113,9 +115,6 @@ def _region(pdf: pymupdf.Document, e: Element, zoom: float) -> Image.Image:
 
 def policy_attachments(doc: Document, policy: Any = "default") -> list[tuple[str, str]]:
     """(caption/footnote id, picture/table id) as chunking attaches them, so a crop shows what its chunk says."""
-    from core.chunks.chunking import document_evidence
-    from core.chunks.policy import load_policy
-
     return [(a.source, a.target) for ev in document_evidence(doc, load_policy(policy)) for a in ev.attachments
             if a.target]
 
@@ -165,8 +164,6 @@ def attach_crops(ws: Any, doc: Document, policy: Any = "default") -> Document:
 
     The naive baseline has no figures to point at, so it is returned as is.
     """
-    from core.chunks.policy import load_policy
-
     policy = load_policy(policy)
     if policy.mode == "naive":
         return doc

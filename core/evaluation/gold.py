@@ -404,7 +404,7 @@ def ragas_rows(items: Sequence[GoldItem], chunks: Sequence[Chunk]) -> list[dict[
 
 
 def chunks_for_items(ws: Workspace, items: Sequence[GoldItem], policy_name: str) -> list[Chunk]:
-    from core.chunks.chunking import chunks_for
+    from core.chunks.pipeline import chunks_for
     from core.chunks.policy import load_policy
 
     policy = load_policy(policy_name)

@@ -370,7 +370,7 @@ def evaluate_workspace(ws, items: Sequence[GoldItem], policies: Sequence[Any], r
                        progress: Progress | None = None) -> EvaluationReport:
     """Every policy × retriever on the same gold set; the corpus is the gold set's documents
     unless `corpus_doc_ids` names more (their chunks then also compete for the budget)."""
-    from core.chunks.chunking import chunks_for
+    from core.chunks.pipeline import chunks_for
     from core.review.corrections import corrected_document
     from core.chunks.policy import load_policy
 

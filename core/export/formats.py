@@ -105,7 +105,7 @@ def file_name(source: str, policy_name: str, fmt: str) -> str:
 
 def cli_chunks(args: argparse.Namespace, ws) -> int:
     """`python -m core chunks DOC_ID [--policy P] [--format F] [--out FILE]`."""
-    from core.chunks.chunking import chunks_for
+    from core.chunks.pipeline import chunks_for
     from core.chunks.policy import load_policy
 
     policy = load_policy(args.policy)

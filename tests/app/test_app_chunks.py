@@ -2,7 +2,7 @@
 import json
 
 from apptest_helpers import doc_id_of, open_page, sample_workspace, texts  # noqa: F401
-from core.chunks.chunking import chunks_for
+from core.chunks.pipeline import chunks_for
 from core.chunks.policy import load_policy
 from core.store.workspace import Workspace
 from chunk_fixtures import SAMPLES, squash

@@ -4,9 +4,10 @@ from dataclasses import replace
 
 import pytest
 
-from core.chunks import chunking
 from core.categories import Category
-from core.chunks.chunking import build_chunks, cache_stats, chunks_for, naive_chunks
+from core.chunks.cache import cache_stats, clear_cache
+from core.chunks.chunking import build_chunks, naive_chunks
+from core.chunks.pipeline import chunks_for
 from core.ingest.pipeline import ingest_path
 from core.model import Document
 from core.chunks.policy import DEFAULT, policy_from_mapping
@@ -101,7 +102,7 @@ def test_chunk_ids_are_deterministic(sentinel):
     from core.review.corrections import corrected_document
     document = corrected_document(ws, doc_id)
     again = Document.from_json(document.to_json())
-    chunking.clear_cache()
+    clear_cache()
     assert [c.id for c in build_chunks(document, DEFAULT)] == [c.id for c in build_chunks(again, DEFAULT)]
     assert len({c.id for c in build_chunks(document, DEFAULT)}) == len(build_chunks(document, DEFAULT))
 

@@ -399,15 +399,16 @@ def test_confirmed_events_survive_a_kill_9_of_the_writer(stored):
 
 
 def test_a_correction_rebuilds_only_the_evidence_of_the_page_it_touches(stored):
-    from core.chunks import chunking
+    from core.chunks.cache import cache_stats, clear_cache
+    from core.chunks.pipeline import chunks_for
 
     ws, doc = stored
-    chunking.clear_cache()
-    chunking.chunks_for(ws, doc.doc_id)
-    built = chunking.cache_stats()["page_evidence_built"]
+    clear_cache()
+    chunks_for(ws, doc.doc_id)
+    built = cache_stats()["page_evidence_built"]
     per_page = built // doc.page_count  # evidence variants the chunker builds for each page
     body = by_text(doc, "本規程", page=2)
     record_events(ws, doc.doc_id, [{"kind": "relabel", "target": body.id, "category": "list_item"}], "hanako")
-    after = chunking.chunks_for(ws, doc.doc_id)
-    assert chunking.cache_stats()["page_evidence_built"] - built == per_page  # page 2 only
+    after = chunks_for(ws, doc.doc_id)
+    assert cache_stats()["page_evidence_built"] - built == per_page  # page 2 only
     assert any(body.id in [r.record_id for r in c.refs] and Category.LIST_ITEM in c.source_categories for c in after)
