@@ -11,10 +11,10 @@ import pandas as pd
 import streamlit as st
 
 from core.categories import Category
+from core.chunks.links import LinkIssue, link_attachments, link_queue
 from core.geometry import center
 from core.model import Document, Element
 from core.render import Box, Line
-from core.review.status import LinkIssue, link_attachments, link_queue
 from ui import state
 from ui.edit_panel import (
     conflict_banner, element_label, flash_message, remember_view, save, undo_redo_buttons,

@@ -1,8 +1,8 @@
 """The Links page (pages/links.py) through the real app with AppTest."""
 from apptest_helpers import doc_id_of, open_page, sample_workspace, texts  # noqa: F401
 from core.categories import Category
+from core.chunks.links import link_attachments, link_queue
 from core.review.corrections import corrected_document
-from core.review.status import link_attachments, link_queue
 from core.store.workspace import Workspace
 
 DOC = "keihi_seisan_kitei.pdf"

@@ -1,8 +1,8 @@
 import pytest
 
-from core.review.corrections import corrected_document, record_events, undo_last
+from core.review.corrections import record_events, undo_last
 from core.review.status import (
-    IN_PROGRESS, REVIEWED, UNREVIEWED, link_queue, next_page_to_review, review_progress, review_status,
+    IN_PROGRESS, REVIEWED, UNREVIEWED, next_page_to_review, review_progress, review_status,
 )
 from review_fixtures import by_text, picture, stored_document
 
@@ -47,34 +47,6 @@ def test_next_page_to_review_skips_reviewed_pages_and_wraps():
     assert next_page_to_review(statuses, after=2) == 4
     assert next_page_to_review(statuses, after=4) == 2
     assert next_page_to_review({1: REVIEWED}) is None
-
-
-def test_link_queue_lists_uncaptioned_figures_until_a_caption_attaches(stored):
-    ws, doc = stored
-    queue = link_queue(corrected_document(ws, doc.doc_id))
-    assert ("uncaptioned", picture(doc).id) in {(i.kind, i.element_id) for i in queue}
-    caption = by_text(doc, "図1")
-    record_events(ws, doc.doc_id, [{"kind": "relabel", "target": caption.id, "category": "caption"}], "hanako")
-    queue = link_queue(corrected_document(ws, doc.doc_id))
-    assert picture(doc).id not in {i.element_id for i in queue if i.page == 1}
-
-
-def test_link_queue_flags_unlinked_captions_and_far_captions(stored):
-    ws, doc = stored
-    caption = by_text(doc, "図1")
-    record_events(ws, doc.doc_id, [{"kind": "relabel", "target": caption.id, "category": "caption"},
-                                   {"kind": "unlink", "source": caption.id}], "hanako")
-    issues = {(i.kind, i.element_id): i for i in link_queue(corrected_document(ws, doc.doc_id))}
-    assert "unlinked" in issues[("unattached_caption", caption.id)].detail
-    assert ("uncaptioned", picture(doc).id) in issues
-    # a caption at the bottom of the page, linked to the figure at the top, is worth a look
-    x0, _y0, x1, _y1 = caption.bbox
-    record_events(ws, doc.doc_id, [{"kind": "move_bbox", "target": caption.id, "bbox": [x0, 600, x1, 612],
-                                    "text": "図1 精算の流れ"},
-                                   {"kind": "link", "source": caption.id, "target": picture(doc).id}], "hanako")
-    issues = {(i.kind, i.element_id) for i in link_queue(corrected_document(ws, doc.doc_id))}
-    assert ("far_caption", caption.id) in issues
-    assert ("uncaptioned", picture(doc).id) not in issues
 
 
 def test_audit_log_says_who_did_what_in_words_and_what_is_still_in_effect(stored):
