@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from core.categories import Category, category_from_label
 from core.errors import MalformedImport
@@ -162,6 +162,27 @@ def _v3_document(result: Mapping[str, Any], ctx: ImportContext) -> Document:
     builder = DocumentBuilder(ctx)
     _add_page_frames(builder, ctx, need(result, "pages", "analyzeResult", list), "pages", "pageNumber")
     fill_pdf_pages(builder)
+    text_of = _text_reader(result)
+    paragraphs = optional(result, "paragraphs", "analyzeResult", list, [])
+    tables = optional(result, "tables", "analyzeResult", list, [])
+    figures = optional(result, "figures", "analyzeResult", list, [])
+    _add_paragraphs(builder, paragraphs, _ParagraphPlaces(tables, figures), text_of)
+    for i, table in enumerate(tables):
+        _add_v3_table(builder, table, i, text_of)
+    for i, figure in enumerate(figures):
+        _add_figure(builder, figure, i)
+    for kind, items in (("tables", tables), ("figures", figures)):
+        for i, item in enumerate(items):
+            _add_unlinked_captions(builder, item, f"/{kind}/{i}", text_of)
+    _add_v3_selection_marks(builder, result["pages"])
+    for i, pair in enumerate(optional(result, "keyValuePairs", "analyzeResult", list, [])):
+        _add_key_value(builder, pair, i, text_of)
+    return builder.build(engine_version=f"{result.get('modelId', 'azure')} {result.get('apiVersion', '')}".strip(),
+                         meta=_v3_meta(result))
+
+
+def _text_reader(result: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], str]:
+    """An item's text: its `content`, or for a markdown-format result the words its spans cover."""
     content = _Content(result)
     words = _Words(result, content)
 
@@ -172,28 +193,38 @@ def _v3_document(result: Mapping[str, Any], ctx: ImportContext) -> Document:
         rebuilt = words.text_in(item.get("spans") or ())
         return rebuilt if rebuilt is not None else clean_markdown(raw)
 
-    paragraphs = optional(result, "paragraphs", "analyzeResult", list, [])
-    in_table: set[int] = set()
-    role_of: dict[int, tuple[Category, str]] = {}  # paragraph → (caption|footnote, owner ref)
-    parent_of: dict[int, str] = {}
-    tables = optional(result, "tables", "analyzeResult", list, [])
-    figures = optional(result, "figures", "analyzeResult", list, [])
-    for kind, items in (("tables", tables), ("figures", figures)):
-        for i, item in enumerate(items):
-            owner = f"/{kind}/{i}"
-            for cell in item.get("cells") or ():
-                in_table.update(p for p in map(_paragraph_index, cell.get("elements") or ()) if p is not None)
-            for p in map(_paragraph_index, item.get("elements") or ()):
-                if p is not None:
-                    parent_of[p] = owner
-            for category, parts in _captions_and_footnotes(item):
-                for part in parts:
-                    for p in map(_paragraph_index, part.get("elements") or ()):
-                        if p is not None:
-                            role_of[p] = (category, owner)
+    return text_of
 
+
+class _ParagraphPlaces:
+    """Where tables and figures put paragraphs: inside a table cell, as a caption or footnote of
+    an owner, or as one of an owner's elements."""
+
+    def __init__(self, tables: Sequence[Mapping[str, Any]], figures: Sequence[Mapping[str, Any]]):
+        self.in_table: set[int] = set()
+        self.role_of: dict[int, tuple[Category, str]] = {}  # paragraph → (caption|footnote, owner ref)
+        self.parent_of: dict[int, str] = {}
+        for kind, items in (("tables", tables), ("figures", figures)):
+            for i, item in enumerate(items):
+                self._read_owner(item, f"/{kind}/{i}")
+
+    def _read_owner(self, item: Mapping[str, Any], owner: str) -> None:
+        for cell in item.get("cells") or ():
+            self.in_table.update(p for p in map(_paragraph_index, cell.get("elements") or ()) if p is not None)
+        for p in map(_paragraph_index, item.get("elements") or ()):
+            if p is not None:
+                self.parent_of[p] = owner
+        for category, parts in _captions_and_footnotes(item):
+            for part in parts:
+                for p in map(_paragraph_index, part.get("elements") or ()):
+                    if p is not None:
+                        self.role_of[p] = (category, owner)
+
+
+def _add_paragraphs(builder: DocumentBuilder, paragraphs: Sequence[Mapping[str, Any]], places: _ParagraphPlaces,
+                    text_of: Callable[[Mapping[str, Any]], str]) -> None:
     for i, paragraph in enumerate(paragraphs):
-        if i in in_table:
+        if i in places.in_table:
             continue  # the table element carries its cells' text
         where = f"paragraphs[{i}]"
         role = paragraph.get("role")
@@ -203,22 +234,16 @@ def _v3_document(result: Mapping[str, Any], ctx: ImportContext) -> Document:
             raise MalformedImport(f"{where}: {err.args[0]}") from None
         ref = f"/paragraphs/{i}"
         links = []
-        if i in role_of:
-            category, owner = role_of[i]
+        if i in places.role_of:
+            category, owner = places.role_of[i]
             links.append(owner)
-        attrs = {"azure_role": role, "parent_ref": parent_of.get(i) if i not in role_of else None}
+        attrs = {"azure_role": role, "parent_ref": places.parent_of.get(i) if i not in places.role_of else None}
         _add_regions(builder, ref, _regions(paragraph, where), category, text_of(paragraph), attrs,
                      (_first_offset(paragraph),), links)
 
-    for i, table in enumerate(tables):
-        _add_v3_table(builder, table, i, text_of)
-    for i, figure in enumerate(figures):
-        _add_figure(builder, figure, i)
-    for kind, items in (("tables", tables), ("figures", figures)):
-        for i, item in enumerate(items):
-            _add_unlinked_captions(builder, item, f"/{kind}/{i}", text_of)
 
-    for p, page in enumerate(result["pages"]):
+def _add_v3_selection_marks(builder: DocumentBuilder, pages: Sequence[Mapping[str, Any]]) -> None:
+    for p, page in enumerate(pages):
         for m, mark in enumerate(page.get("selectionMarks") or ()):
             where = f"pages[{p}].selectionMarks[{m}]"
             state = need(mark, "state", where, str)
@@ -227,9 +252,8 @@ def _v3_document(result: Mapping[str, Any], ctx: ImportContext) -> Document:
                         "", state=_state(state, where), attrs={"confidence": mark.get("confidence")},
                         order=(_first_offset(mark),))
 
-    for i, pair in enumerate(optional(result, "keyValuePairs", "analyzeResult", list, [])):
-        _add_key_value(builder, pair, i, text_of)
 
+def _v3_meta(result: Mapping[str, Any]) -> dict[str, Any]:
     meta = {"import_format": "azure", "azure_api_version": result.get("apiVersion"),
             "azure_model_id": result.get("modelId"), "content_format": result.get("contentFormat")}
     not_held = {key: len(result[key]) for key in NOT_HELD if isinstance(result.get(key), list) and result[key]}
@@ -237,8 +261,7 @@ def _v3_document(result: Mapping[str, Any], ctx: ImportContext) -> Document:
                      if (n := sum(len(p.get(key) or ()) for p in result["pages"]))})
     if not_held:
         meta["not_held"] = not_held  # what the result carries that has no place in a Document
-    return builder.build(engine_version=f"{result.get('modelId', 'azure')} {result.get('apiVersion', '')}".strip(),
-                         meta=meta)
+    return meta
 
 
 def _captions_and_footnotes(item: Mapping[str, Any]) -> list[tuple[Category, list[Mapping[str, Any]]]]:

@@ -99,7 +99,7 @@ def ingest_bytes(
 def start_layout_worker() -> None:
     """Start the layout-model process ahead of the first upload (it loads the model, ~2 s), e.g.
     when the app starts. Optional; the first layout ingest starts it anyway."""
-    from core.ingest.pdf import start_layout_worker as start
+    from core.ingest.layout_worker import start_layout_worker as start
 
     start()
 

@@ -317,14 +317,15 @@ def test_fast_engine_finds_each_category_of_the_samples(sample_docs, workspace):
 
 
 def test_the_lean_widget_reader_agrees_with_pymupdfs_own(realdata, sample_docs):
-    from core.ingest.pdf import _Display, _read_widgets_full, _read_widgets_lean
+    from core.ingest.display import Display
+    from core.ingest.widgets import read_widgets_full, read_widgets_lean
 
     files = sorted((realdata / "pdfs" / "forms").glob("*.pdf")) + [sample_docs / "shinseisho_form.pdf"]
     compared = 0
     for path in files:
         for page in pymupdf.open(path):
-            show = _Display(page)
-            lean, full = _read_widgets_lean(page, show), _read_widgets_full(page, show)
+            show = Display(page)
+            lean, full = read_widgets_lean(page, show), read_widgets_full(page, show)
             assert lean == full, f"{path.name} page {page.number + 1}"
             compared += len(lean)
     assert compared > 100

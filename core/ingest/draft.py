@@ -1,0 +1,26 @@
+"""`Draft`: an element as the engines build it, before ids and reading order are settled."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.categories import Category
+from core.ingest.lines import Line, ordered_lines
+from core.model import BBox
+from core.text import join_lines
+
+
+@dataclass
+class Draft:
+    category: Category
+    bbox: BBox
+    lines: list[Line] = field(default_factory=list)
+    source: str = "fast"
+    text: str | None = None  # explicit text (widgets, tables); else joined from lines
+    state: str | None = None
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+    def final_text(self) -> str:
+        if self.text is not None:
+            return self.text
+        return join_lines([ln.text for ln in ordered_lines(self.lines)])

@@ -1,0 +1,101 @@
+"""The layout engine: the model's boxes (from the layout worker), each filled with the text lines it
+covers; lines no box covers, images, squares, rules and widgets are kept as extras to be placed
+among them."""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import pymupdf
+
+from core.categories import Category, category_from_label
+from core.geometry import area, overlap_area, union
+from core.ingest.display import Display
+from core.ingest.draft import Draft
+from core.ingest.fast_engine import vector_extras
+from core.ingest.layout_worker import ModelBox
+from core.ingest.lines import Line, text_attrs
+from core.ingest.page_facts import PageFacts
+from core.ingest.vectors import Vectors, analyse_vectors, grid_to_rows
+from core.ingest.widgets import widget_drafts
+from core.model import BBox
+
+
+def layout_drafts(page: pymupdf.Page, facts: PageFacts, groups: Sequence[ModelBox]) -> tuple[list[Draft], list[Draft]]:
+    """(the model's boxes in the model's reading order, everything else to be placed among them)."""
+    show = Display(page)
+    boxes: list[BBox] = [show(g[:4]) for g in groups]
+    labels: list[str] = [g[4] for g in groups]
+    cells: list[tuple] = [g[5] for g in groups]
+    assigned, loose = assign_lines(facts.lines, boxes)
+    drafts: list[Draft] = []
+    for box, label, lines, table_cells in zip(boxes, labels, assigned, cells):
+        category = category_from_label("pymupdf_layout", label)
+        if not lines and category not in (Category.PICTURE, Category.TABLE, Category.FORMULA):
+            continue
+        attrs = text_attrs(lines, keep_lines=category in (Category.TABLE, Category.PICTURE))
+        text = None
+        if category is Category.TABLE:
+            rows = _model_table_rows(table_cells)
+            if rows:
+                attrs.update(rows=rows, n_rows=len(rows), n_cols=max(len(r) for r in rows))
+                text = "\n".join(" | ".join(r) for r in rows)
+            # "lines" kept: a form's ruled key|value grid is read from them (core.forms.geometry)
+        elif category is Category.PICTURE:
+            hit = next((ident for b, ident in facts.images if overlap_area(b, box) > 0.5 * area(b)), None)
+            attrs["kind"] = "image" if hit else "vector"
+            if hit:
+                attrs["image"] = hit
+        drafts.append(Draft(category, box, lines, "layout", text=text, attrs=attrs))
+    extras = loose_line_drafts(loose, "layout")
+    occupied = [d.bbox for d in drafts]
+    for box, ident in facts.images:
+        if not any(overlap_area(box, o) > 0.5 * area(box) for o in occupied):
+            extras.append(Draft(Category.PICTURE, box, source="layout", text="",
+                                attrs={"kind": "image", "image": ident}))
+    _, _, rules = analyse_vectors(Vectors(hsegs=facts.vectors.hsegs, vsegs=facts.vectors.vsegs),
+                                  facts.width, facts.height)
+    graphics = [d.bbox for d in drafts if d.category is Category.PICTURE] + [b for b, _ in facts.images]
+    for d in vector_extras(facts, rules, occupied, graphics):
+        # squares are kept even inside a model box (a check box inside a "table" form region)
+        if d.attrs.get("kind") == "square" or not any(
+                overlap_area(d.bbox, o) > 0.5 * max(area(d.bbox), 1.0) for o in occupied):
+            d.source = "layout"
+            extras.append(d)
+    return drafts, extras + widget_drafts(facts.widgets)
+
+
+def _model_table_rows(table_cells: Iterable[tuple[int, int, str]]) -> tuple[tuple[str, ...], ...]:
+    cells: dict[tuple[int, int], list[str]] = {}
+    for row, col, text in table_cells:
+        if text.strip():
+            cells.setdefault((row, col), []).append(text.strip())
+    return grid_to_rows(cells)
+
+
+def assign_lines(lines: Sequence[Line], boxes: Sequence[BBox]) -> tuple[list[list[Line]], list[Line]]:
+    """Each line goes to the box it overlaps most; lines overlapping none are returned apart."""
+    assigned: list[list[Line]] = [[] for _ in boxes]
+    loose: list[Line] = []
+    for ln in lines:
+        best, best_share = -1, 0.0
+        line_area = max(area(ln.bbox), 1e-6)
+        for i, box in enumerate(boxes):
+            if ln.bbox[2] < box[0] or ln.bbox[0] > box[2] or ln.bbox[3] < box[1] or ln.bbox[1] > box[3]:
+                continue
+            share = overlap_area(ln.bbox, box) / line_area
+            if share > best_share:
+                best, best_share = i, share
+        if best >= 0 and best_share >= 0.3:
+            assigned[best].append(ln)
+        else:
+            loose.append(ln)
+    return assigned, loose
+
+
+def loose_line_drafts(lines: Sequence[Line], source: str) -> list[Draft]:
+    """Lines outside every model box become text elements, one per PyMuPDF block, so no text is lost."""
+    by_block: dict[int, list[Line]] = {}
+    for ln in lines:
+        by_block.setdefault(ln.block, []).append(ln)
+    return [Draft(Category.TEXT, union(ln.bbox for ln in group), list(group), source)
+            for group in by_block.values()]

@@ -1,0 +1,174 @@
+"""The layout model's child process: it loads PyMuPDF's ONNX layout model once and answers one page
+per request with the model's boxes. MuPDF can segfault inside the model; in a child that costs a
+page (it falls back to the fast engine), not the app or the CLI."""
+from __future__ import annotations
+
+import atexit
+import os
+import pickle
+import select
+import struct
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pymupdf
+
+
+def load_layout_model() -> None:
+    """`import pymupdf.layout` activates the ONNX model inside PyMuPDF (offline, loaded once).
+
+    core/__init__.py declines that import in every other process; lift the block here first."""
+    if sys.modules.get("pymupdf.layout", ...) is None:
+        del sys.modules["pymupdf.layout"]
+    import pymupdf.layout  # noqa: F401
+
+
+class LayoutCrashed(Exception):
+    """The model's process died (or hung) on a page; that page falls back to the fast engine."""
+
+
+class LayoutWorker:
+    """A long-lived child process that runs the layout model, one page per request.
+
+    MuPDF segfaults inside the model's text extraction on some real PDFs (page 22 of the AI事業者
+    ガイドライン本編, for one); in-process that would kill the Streamlit server or the CLI. The child
+    loads the model once and keeps the current PDF open; the parent reads the page's text and
+    drawings while the child runs the model on it, so the two overlap on two cores. When the child
+    dies, the page is reported as crashed and a fresh child continues with the next page.
+    """
+
+    PAGE_TIMEOUT = 300.0  # seconds; a page the model has not finished by then counts as crashed
+
+    def __init__(self) -> None:
+        self._proc: subprocess.Popen | None = None
+        self._doc_key: str | None = None
+        self.lock = threading.Lock()  # one document at a time per worker
+
+    def _start(self) -> subprocess.Popen:
+        root = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ)
+        env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from core.ingest.layout_worker import serve_layout; serve_layout()"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=root)
+        self._proc, self._doc_key = proc, None
+        atexit.register(self.close)
+        return proc
+
+    def reset(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            proc.kill()
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.poll() is None:
+            try:
+                proc.stdin.close()
+                proc.wait(timeout=5)
+            except Exception:
+                proc.kill()
+
+    def open(self, key: str, pdf_bytes: bytes) -> None:
+        """Make `pdf_bytes` the child's current document (skipped when it already is)."""
+        if self._proc is None or self._proc.poll() is not None:
+            self._start()
+        if self._doc_key != key:
+            _send(self._proc.stdin, ("open", pdf_bytes))
+            self._doc_key = key
+
+    def request(self, index: int) -> None:
+        _send(self._proc.stdin, ("page", index))
+
+    def result(self) -> list[ModelBox]:
+        """The answer to the last request; LayoutCrashed (and a fresh child) when it died."""
+        proc = self._proc
+        try:
+            ready, _, _ = select.select([proc.stdout], [], [], self.PAGE_TIMEOUT)
+            if not ready:
+                raise TimeoutError("the layout model took too long on this page")
+            status, payload = _recv(proc.stdout)
+        except (EOFError, OSError, TimeoutError, pickle.UnpicklingError) as err:
+            self.reset()
+            raise LayoutCrashed(str(err) or type(err).__name__) from None
+        if status != "ok":
+            raise LayoutCrashed(payload)
+        return payload
+
+
+def _send(stream, message) -> None:
+    blob = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(struct.pack("<Q", len(blob)) + blob)
+    stream.flush()
+
+
+def _recv(stream):
+    head = stream.read(8)
+    if len(head) < 8:
+        raise EOFError("the layout process crashed")
+    (size,) = struct.unpack("<Q", head)
+    blob = stream.read(size)
+    if len(blob) < size:
+        raise EOFError("the layout process ended mid-answer")
+    return pickle.loads(blob)
+
+
+def serve_layout() -> None:
+    """The child's loop: ("open", pdf bytes) → keep it; ("page", i) → ("ok", boxes) | ("error", msg)."""
+    out = os.fdopen(os.dup(1), "wb")  # the protocol channel; stray prints go to stderr instead
+    os.dup2(2, 1)
+    inp = sys.stdin.buffer
+    load_layout_model()
+    doc = None
+    while True:
+        try:
+            kind, payload = _recv(inp)
+        except EOFError:
+            return  # the parent is gone
+        if kind == "open":
+            doc = pymupdf.open(stream=payload, filetype="pdf")
+            continue
+        try:
+            _send(out, ("ok", model_boxes(doc.load_page(payload))))
+        except Exception as err:  # a Python-level failure of the model: report, keep serving
+            _send(out, ("error", f"{type(err).__name__}: {err}"))
+
+
+# the process's one layout worker: parse_pdf and the functions below share it (see its lock)
+WORKER = LayoutWorker()
+
+
+def start_layout_worker() -> None:
+    """Start the layout process now (it loads the model at once), so the first upload does not wait
+    for it. Optional: the first layout ingest starts it anyway."""
+    with WORKER.lock:
+        if WORKER._proc is None or WORKER._proc.poll() is not None:
+            WORKER._start()
+
+
+def layout_worker_pid() -> int | None:
+    """The layout process's pid (for benchmarks that count its CPU time), None when not running."""
+    proc = WORKER._proc
+    return proc.pid if proc is not None and proc.poll() is None else None
+
+
+ModelBox = tuple[float, float, float, float, str, tuple]  # x0, y0, x1, y1, class, ((row, col, text), ...)
+
+
+def model_boxes(page: pymupdf.Page) -> list[ModelBox]:
+    """The layout model's boxes for one page, in its reading order, with its table cells.
+
+    Runs inside the layout worker process (see LayoutWorker): MuPDF can crash on a page while the
+    model builds its text page, and a crash must not take the app down with it."""
+    page.get_layout(return_raw=True)  # raw groups also carry the model's table cells
+    out: list[ModelBox] = []
+    for g in page.layout_information or []:
+        if isinstance(g, dict):
+            cells = tuple((int(c.row_start), int(c.col_start), str(getattr(c, "text", "") or ""))
+                          for c in (g.get("table_cells") or ()))
+            out.append((*map(float, g["group_bbox"][:4]), str(g["class_name"]), cells))
+        else:  # plain form [x0, y0, x1, y1, class]
+            out.append((*map(float, g[:4]), str(g[4]), ()))
+    return out

@@ -1,0 +1,169 @@
+"""A page's text lines and their spans: font traits (size, bold, monospace, CJK), superscript
+note marks, check-box glyph boxes, vertical writing, reading order inside a block, and the font
+facts (`text_attrs`) an element carries to refine."""
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any, Sequence
+
+import pymupdf
+
+from core.geometry import contains
+from core.ingest.display import Display
+from core.model import BBox
+from core.text import SELECTION_GLYPHS
+
+_LATIN = re.compile(r"[!-~]")
+# a body's reference to a note set as a raised number: "1", "12", "1,2" (not "2023", not "1.5")
+_SUP_NUMBER = re.compile(r"\d{1,3}(?:[,，]\s*\d{1,3})*")
+SUPERSCRIPT, ITALIC, SERIF, MONO, BOLD = 1, 2, 4, 8, 16
+# Monospace Latin fonts (code); CJK "monospace" fonts such as MS Gothic/Mincho set body text, not code.
+_MONO_NAME = re.compile(r"courier|cour\b|mono|consol|menlo|inconsolata|source ?code|lucida ?console|fixed", re.I)
+_CJK_FONT_NAME = re.compile(r"gothic|mincho|ming|song|hei|kai|明朝|ゴシック|meiryo|yu ?goth|hiragino|noto ?sans ?cjk|noto ?serif ?cjk", re.I)
+
+
+class Span:
+    __slots__ = ("bbox", "text", "size", "font", "flags")
+
+    def __init__(self, bbox: BBox, text: str, size: float, font: str, flags: int):
+        self.bbox, self.text, self.size, self.font, self.flags = bbox, text, size, font, flags
+
+
+@functools.lru_cache(maxsize=512)
+def _font_traits(font: str) -> tuple[bool, bool, bool]:
+    """(bold by name, monospace Latin by name, CJK font) — a page has a handful of fonts, many spans."""
+    return "bold" in font.lower(), bool(_MONO_NAME.search(font)), bool(_CJK_FONT_NAME.search(font))
+
+
+class Line:
+    __slots__ = ("bbox", "text", "size", "bold", "fonts", "mono", "latin", "chars", "sup_start", "sup_marks", "block",
+                 "vertical", "spans", "glyphs")
+
+    def __init__(self, bbox: BBox, spans: list[Span], block: int):
+        self.bbox = bbox
+        self.spans = spans
+        self.block = block
+        self.text = "".join(s.text for s in spans)
+        weights: dict[float, int] = {}
+        bold = mono = latin = chars = 0
+        fonts: list[str] = []
+        for s in spans:
+            n = len(s.text) - s.text.count(" ") - s.text.count("\u3000")
+            if n <= 0:
+                continue
+            chars += n
+            key = round(s.size * 2) / 2
+            weights[key] = weights.get(key, 0) + n
+            named_bold, named_mono, cjk_font = _font_traits(s.font)
+            if s.flags & BOLD or named_bold:
+                bold += n
+            if s.font not in fonts:
+                fonts.append(s.font)
+            n_latin = n if s.text.isascii() else len(_LATIN.findall(s.text))
+            latin += n_latin
+            if (s.flags & MONO or named_mono) and not cjk_font:
+                mono += n_latin
+        self.size = max(weights, key=weights.get) if weights else (spans[0].size if spans else 0.0)
+        self.bold = chars > 0 and bold * 2 >= chars
+        self.fonts = tuple(fonts)
+        self.mono, self.latin, self.chars = mono, latin, chars
+        first = next((s for s in spans if s.text.strip()), None)
+        self.sup_start = bool(first is not None and first is not spans[-1] and len(first.text.strip()) <= 3
+                              and (first.flags & SUPERSCRIPT or first.size < self.size * 0.8))
+        self.sup_marks = self._sup_marks(first) if len(spans) > 1 else ()
+        self.glyphs: tuple[tuple[str, BBox], ...] = ()
+        self.vertical = False
+
+    def _sup_marks(self, first: Span | None) -> tuple[str, ...]:
+        """Numbers set as superscript inside the line: the body's references to its footnotes. A
+        span counts when flagged superscript, or smaller and raised (a subscript sits low). The
+        line's own leading mark (a footnote's "¹ …", see `sup_start`) is not a reference."""
+        marks: list[str] = []
+        bottom = self.bbox[3] - 0.1 * self.size
+        for s in self.spans:
+            if s.size >= self.size or (s is first and self.sup_start):
+                continue
+            if not (s.flags & SUPERSCRIPT or (s.size < self.size * 0.8 and s.bbox[3] < bottom)):
+                continue
+            text = s.text.strip()
+            if text and _SUP_NUMBER.fullmatch(text):
+                marks.extend(re.findall(r"\d+", text))
+        return tuple(marks)
+
+
+def locate_glyphs(page: pymupdf.Page, lines: list[Line], show: Display) -> None:
+    """Boxes of check-box glyphs, so refine can split "☑ 会議費" into a mark and its label."""
+    hits: dict[str, list[BBox]] = {}
+    for line in lines:
+        found: list[tuple[str, BBox]] = []
+        for s in line.spans:
+            stripped = s.text.strip()
+            for ch in dict.fromkeys(c for c in stripped if c in SELECTION_GLYPHS):
+                if stripped == ch:
+                    found.append((ch, s.bbox))
+                    continue
+                if ch not in hits:
+                    hits[ch] = [show(r) for r in page.search_for(ch)]
+                found.extend((ch, b) for b in hits[ch] if contains(s.bbox, b, tolerance=1.0))
+        line.glyphs = tuple(sorted(found, key=lambda g: (g[1][0], g[1][1])))
+
+
+def is_vertical(lines: Sequence[Line]) -> bool:
+    return bool(lines) and sum(1 for ln in lines if ln.vertical) * 2 > len(lines)
+
+
+def ordered_lines(lines: Sequence[Line]) -> list[Line]:
+    """Reading order of a block's lines: top to bottom, or right to left for vertical writing."""
+    if is_vertical(lines):
+        return sorted(lines, key=lambda ln: (-round(ln.bbox[2] / 3), ln.bbox[1]))
+    return sorted(lines, key=line_order)
+
+
+def line_order(line: Line) -> tuple[float, float]:
+    return (round(line.bbox[1] / 3), line.bbox[0])
+
+
+def text_attrs(lines: Sequence[Line], keep_lines: bool = False) -> dict[str, Any]:
+    """Font facts refine needs: dominant size, fonts, bold, monospace share, and the line boxes
+    `(x0, y0, x1, y1, text, size, block)` when there is more than one line (or `keep_lines`)."""
+    if not lines:
+        return {}
+    weights: dict[float, int] = {}
+    fonts: list[str] = []
+    bold = chars = mono = latin = 0
+    for ln in lines:
+        weights[ln.size] = weights.get(ln.size, 0) + max(ln.chars, 1)
+        chars += ln.chars
+        bold += ln.chars if ln.bold else 0
+        mono += ln.mono
+        latin += ln.latin
+        for f in ln.fonts:
+            if f not in fonts:
+                fonts.append(f)
+    attrs: dict[str, Any] = {
+        "size": max(weights, key=weights.get),
+        "fonts": tuple(fonts[:4]),
+        "bold": chars > 0 and bold * 2 >= chars,
+    }
+    if latin:
+        attrs["mono"] = round(mono / latin, 2)
+        attrs["latin"] = round(latin / max(chars, 1), 2)
+    ordered = ordered_lines(lines)
+    if is_vertical(ordered):
+        attrs["vertical"] = True
+    if ordered[0].sup_start:
+        attrs["sup_start"] = True
+    marks = [m for ln in ordered for m in ln.sup_marks]
+    if marks:
+        attrs["sup_marks"] = tuple(dict.fromkeys(marks))
+    glyphs = [(ch, *map(_r1, b)) for ln in ordered for ch, b in ln.glyphs]
+    if glyphs:
+        attrs["glyphs"] = tuple(glyphs)
+    if len(ordered) > 1 or glyphs or keep_lines:
+        attrs["lines"] = tuple((*map(_r1, ln.bbox), ln.text, ln.size, ln.block) for ln in ordered)
+    return attrs
+
+
+def _r1(v: float) -> float:
+    return round(float(v), 1)

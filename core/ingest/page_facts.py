@@ -1,0 +1,73 @@
+"""Page facts: what both engines read from a page, gathered once (text lines, image boxes, vector
+drawings, widgets, the printed page label)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pymupdf
+
+from core.geometry import area
+from core.ingest.display import Display, centre_on_page
+from core.ingest.lines import Line, Span, locate_glyphs
+from core.ingest.vectors import Vectors, read_vectors
+from core.ingest.widgets import Widget, read_widgets
+from core.model import BBox
+from core.text import SELECTION_GLYPHS
+
+# The default dict flags, images included: one extraction gives text lines and image boxes (a second
+# pass for images, e.g. get_image_info, costs a whole extra text-page build).
+TEXT_FLAGS = pymupdf.TEXTFLAGS_DICT
+
+
+@dataclass
+class PageFacts:
+    number: int
+    width: float
+    height: float
+    rotation: int
+    label: str | None
+    lines: list[Line]
+    images: list[tuple[BBox, str]]  # bbox, identity (xref, or size for inline images)
+    vectors: Vectors
+    widgets: list[Widget]
+
+
+def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, widgets: bool = True) -> PageFacts:
+    """`labels` / `widgets` False skip lookups the document is known not to need (no page-label
+    rules, no AcroForm): both walk document structures on every call."""
+    show = Display(page)
+    rect = page.rect
+    label = (page.get_label() or None) if labels else None
+    data = page.get_text("dict", flags=TEXT_FLAGS)
+    lines: list[Line] = []
+    glyph_spans = False
+    images: list[tuple[BBox, str]] = []
+    for bi, block in enumerate(data["blocks"]):
+        if block.get("type") == 1:
+            box = show(block["bbox"])
+            if not centre_on_page(box, rect):
+                continue
+            ident = f"i{block.get('width')}x{block.get('height')}:{block.get('size')}"
+            # identity for "the same image on every page": its pixel size and bytes; an image
+            # painted twice at the same place (it happens) is one image
+            if area(box) > 0 and (box, ident) not in images:
+                images.append((box, ident))
+            continue
+        if block.get("type") != 0:
+            continue
+        for raw in block["lines"]:
+            spans = [Span(show(s["bbox"]), s["text"], float(s["size"]), s["font"], int(s["flags"]))
+                     for s in raw["spans"] if s["text"]]
+            if not spans or not any(s.text.strip() for s in spans):
+                continue
+            line = Line(show(raw["bbox"]), spans, bi)
+            line.vertical = abs(raw.get("dir", (1, 0))[1]) > 0.9  # tategaki: the line runs downwards
+            if any(ch in SELECTION_GLYPHS for ch in line.text):
+                glyph_spans = True
+            lines.append(line)
+    if glyph_spans:
+        locate_glyphs(page, lines, show)
+    vec = read_vectors(page, show, rect) if vectors else Vectors()
+    found_widgets = read_widgets(page, show) if widgets else []
+    return PageFacts(page.number + 1, float(rect.width), float(rect.height), page.rotation % 360, label,
+                     lines, images, vec, found_widgets)

@@ -1,0 +1,274 @@
+"""A page's vector drawings: rulings, check-box squares and radio rings, figure shapes; and what
+they make: ruled tables with their cell texts, vector figures, separator rules (the fast engine's;
+rules and squares serve both engines)."""
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import numpy as np
+import pymupdf
+from scipy import ndimage
+
+from core.geometry import area, contains, overlap_area, union
+from core.ingest.display import Display, centre_on_page
+from core.ingest.lines import Line
+from core.model import BBox
+from core.text import join_lines
+
+
+@dataclass
+class Vectors:
+    hsegs: list[tuple[float, float, float, int]] = field(default_factory=list)  # y, x0, x1, path index
+    vsegs: list[tuple[float, float, float, int]] = field(default_factory=list)  # x, y0, y1, path index
+    squares: list[tuple[BBox, bool]] = field(default_factory=list)  # small squares: check-box candidates
+    shapes: list[tuple[BBox, int]] = field(default_factory=list)  # curves, quads, filled areas
+    single_rects: set[int] = field(default_factory=set)  # paths that are one rectangle (frames)
+
+
+def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vectors:
+    vec = Vectors()
+    page_area = rect.width * rect.height
+    rounds: list[tuple[BBox, bool, bool, int]] = []
+    for index, path in enumerate(page.get_cdrawings()):
+        fill = path.get("fill")
+        stroked = "s" in path.get("type", "")
+        if not stroked and (fill is None or min(fill) > 0.97):
+            continue  # white or no fill, no stroke: invisible background
+        box = show(path["rect"])
+        w, h = box[2] - box[0], box[3] - box[1]
+        if w * h > 0.8 * page_area:
+            continue  # page background or frame
+        if not centre_on_page(box, rect):
+            continue  # printer's crop and registration marks outside the trim box
+        items = path["items"]
+        filled = fill is not None and min(fill) < 0.6
+        if len(items) == 1 and items[0][0] == "re" and 4 <= w <= 22 and 4 <= h <= 22 and abs(w - h) <= 0.25 * max(w, h):
+            # a check box is outlined; a filled square without an outline is a legend swatch or bullet
+            if stroked and not any(abs(box[0] - b[0]) < 1 and abs(box[1] - b[1]) < 1 for b, _ in vec.squares):
+                vec.squares.append((box, filled))
+            continue
+        if items and all(it[0] == "c" for it in items) and 2 <= w <= 22 and 2 <= h <= 22 and abs(w - h) <= 0.25 * max(w, h):
+            rounds.append((box, filled, stroked, index))  # a radio button's ring, or the dot inside it
+            continue
+        if w <= 3 and h >= 6:
+            vec.vsegs.append(((box[0] + box[2]) / 2, box[1], box[3], index))
+            continue
+        if h <= 3 and w >= 6:
+            vec.hsegs.append(((box[1] + box[3]) / 2, box[0], box[2], index))
+            continue
+        straight = True
+        for item in items:
+            kind = item[0]
+            if kind == "l":
+                (x0, y0), (x1, y1) = show((*item[1], *item[1]))[:2], show((*item[2], *item[2]))[:2]
+                if abs(y1 - y0) <= 1.5:
+                    vec.hsegs.append((y0, min(x0, x1), max(x0, x1), index))
+                elif abs(x1 - x0) <= 1.5:
+                    vec.vsegs.append((x0, min(y0, y1), max(y0, y1), index))
+                else:
+                    straight = False
+            elif kind == "re":
+                x0, y0, x1, y1 = show(item[1])
+                if y1 - y0 <= 3:
+                    vec.hsegs.append(((y0 + y1) / 2, x0, x1, index))
+                elif x1 - x0 <= 3:
+                    vec.vsegs.append(((x0 + x1) / 2, y0, y1, index))
+                else:
+                    vec.hsegs.extend(((y0, x0, x1, index), (y1, x0, x1, index)))
+                    vec.vsegs.extend(((x0, y0, y1, index), (x1, y0, y1, index)))
+            else:
+                straight = False
+        if not straight:
+            vec.shapes.append((box, index))
+        elif len(items) == 1 and items[0][0] == "re":
+            vec.single_rects.add(index)
+    if len(rounds) <= 40:
+        vec.squares.extend(_radio_rings(rounds))
+    else:  # dozens of small circles: a chart's markers, part of a figure
+        vec.shapes.extend((r[0], r[3]) for r in rounds)
+    return vec
+
+
+def _radio_rings(rounds: list[tuple[BBox, bool, bool, int]]) -> list[tuple[BBox, bool]]:
+    """Round check-box candidates (radio buttons drawn with curves): one per ring, filled when a
+    dark dot sits inside it. A lone filled disc is a bullet, not a button, and is left out."""
+    rings = sorted((r for r in rounds if r[2] and r[0][2] - r[0][0] >= 5), key=lambda r: -area(r[0]))
+    out: list[tuple[BBox, bool]] = []
+    for box, filled, _, _ in rings:
+        if any(overlap_area(box, o) > 0.5 * area(box) for o, _ in out):
+            continue  # the same button drawn in several strokes (shadow, highlight, outline)
+        dot = any(f and area(b) < 0.6 * area(box) and contains(box, b, tolerance=0.5) for b, f, _, _ in rounds)
+        out.append((box, filled or dot))
+    return out
+
+
+class _UnionFind:
+    def __init__(self, n: int):
+        self.parent = list(range(n))
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def join(self, a: int, b: int) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[rb] = ra
+
+
+def cluster_boxes(boxes: Sequence[BBox], tolerance: float = 2.0, cell: float = 24.0) -> list[list[int]]:
+    """Groups of boxes that touch (within `tolerance`).
+
+    Many boxes (a financial table drawn cell by cell): painted onto a coarse raster and labelled
+    as connected regions in C (scipy), instead of comparing boxes pairwise in Python."""
+    if len(boxes) > 60:
+        return _cluster_on_raster(boxes, tolerance)
+    uf = _UnionFind(len(boxes))
+    grid: dict[tuple[int, int], list[int]] = {}
+    for i, b in enumerate(boxes):
+        x0, y0 = int((b[0] - tolerance) // cell), int((b[1] - tolerance) // cell)
+        x1, y1 = int((b[2] + tolerance) // cell), int((b[3] + tolerance) // cell)
+        for gx in range(x0, x1 + 1):
+            for gy in range(y0, y1 + 1):
+                bucket = grid.setdefault((gx, gy), [])
+                for j in bucket:
+                    o = boxes[j]
+                    if (b[0] - tolerance <= o[2] and o[0] - tolerance <= b[2]
+                            and b[1] - tolerance <= o[3] and o[1] - tolerance <= b[3]):
+                        uf.join(i, j)
+                bucket.append(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(boxes)):
+        groups.setdefault(uf.find(i), []).append(i)
+    return list(groups.values())
+
+
+def _cluster_on_raster(boxes: Sequence[BBox], tolerance: float, res: float = 2.0) -> list[list[int]]:
+    arr = np.asarray(boxes, dtype=np.float64)
+    x0 = arr[:, 0].min() - 2 * tolerance
+    y0 = arr[:, 1].min() - 2 * tolerance
+    cells = np.empty((len(boxes), 4), dtype=np.int64)
+    cells[:, 0] = np.floor((arr[:, 0] - tolerance - x0) / res)
+    cells[:, 1] = np.floor((arr[:, 1] - tolerance - y0) / res)
+    cells[:, 2] = np.floor((arr[:, 2] + tolerance - x0) / res) + 1
+    cells[:, 3] = np.floor((arr[:, 3] + tolerance - y0) / res) + 1
+    raster = np.zeros((int(cells[:, 3].max()) + 1, int(cells[:, 2].max()) + 1), dtype=bool)
+    for cx0, cy0, cx1, cy1 in cells.tolist():
+        raster[cy0:cy1, cx0:cx1] = True
+    labels, _ = ndimage.label(raster)
+    groups: dict[int, list[int]] = {}
+    for i, (cx0, cy0, _, _) in enumerate(cells.tolist()):
+        groups.setdefault(int(labels[cy0, cx0]), []).append(i)
+    return list(groups.values())
+
+
+def _positions(segs: Iterable[tuple[float, float, float]], tol: float = 1.5) -> list[tuple[float, float]]:
+    """Distinct positions of parallel segments with the length they cover: [(pos, covered)]."""
+    ordered = sorted(segs)
+    out: list[tuple[float, list[tuple[float, float]]]] = []
+    for pos, a, b in ordered:
+        if out and pos - out[-1][0] <= tol:
+            out[-1][1].append((a, b))
+        else:
+            out.append((pos, [(a, b)]))
+    result = []
+    for pos, spans in out:
+        spans.sort()
+        covered, cur_a, cur_b = 0.0, spans[0][0], spans[0][1]
+        for a, b in spans[1:]:
+            if a <= cur_b + 1.0:
+                cur_b = max(cur_b, b)
+            else:
+                covered += cur_b - cur_a
+                cur_a, cur_b = a, b
+        covered += cur_b - cur_a
+        result.append((pos, covered))
+    return result
+
+
+@dataclass
+class RuledRegion:
+    bbox: BBox
+    rows: list[float]  # y boundaries
+    cols: list[float]  # x boundaries
+
+
+def analyse_vectors(vec: Vectors, width: float, height: float) -> tuple[list[RuledRegion], list[BBox], list[BBox]]:
+    """(ruled tables, vector figures, separator rules) from a page's drawings."""
+    # Cluster units, not segments: a rectangle's four edges (or a one-line path) are one unit, so a
+    # grid of cell rectangles costs a quarter of the comparisons. Paths with many items stay split
+    # into their segments (one path may hold every underline of the page).
+    by_path: dict[int, list[tuple[str, tuple[float, float, float]]]] = {}
+    for y, x0, x1, idx in vec.hsegs:
+        by_path.setdefault(idx, []).append(("h", (y, x0, x1)))
+    for x, y0, y1, idx in vec.vsegs:
+        by_path.setdefault(idx, []).append(("v", (x, y0, y1)))
+    units: list[tuple[BBox, list[tuple[str, tuple[float, float, float]]], int, bool]] = []
+    for idx, segs in by_path.items():
+        boxes = [_seg_box(kind, seg) for kind, seg in segs]
+        if len(segs) <= 4:
+            units.append((union(boxes), segs, idx, False))
+        else:
+            units.extend((box, [seg], idx, False) for box, seg in zip(boxes, segs))
+    units.extend((box, [], idx, True) for box, idx in vec.shapes)
+    tables: list[RuledRegion] = []
+    figures: list[BBox] = []
+    rules: list[BBox] = []
+    for group in cluster_boxes([u[0] for u in units]):
+        members = [units[i] for i in group]
+        gbox = union(u[0] for u in members)
+        gw, gh = gbox[2] - gbox[0], gbox[3] - gbox[1]
+        segs = [seg for u in members for seg in u[1]]
+        has_shapes = any(u[3] for u in members)
+        paths = {u[2] for u in members}
+        if gw >= 40 and gh >= 20 and not has_shapes:
+            hpos = _positions(seg for kind, seg in segs if kind == "h")
+            vpos = _positions(seg for kind, seg in segs if kind == "v")
+            h_full = sum(1 for _, c in hpos if c >= 0.85 * gw)
+            v_full = sum(1 for _, c in vpos if c >= 0.85 * gh)
+            if h_full >= 3 and v_full >= 2:
+                tables.append(RuledRegion(gbox, [p for p, _ in hpos], [p for p, _ in vpos]))
+                continue
+        if len(segs) == 1 and not has_shapes:
+            if max(gw, gh) >= 0.15 * width:
+                rules.append(gbox)
+            continue
+        if len(paths) == 1 and next(iter(paths)) in vec.single_rects:
+            continue  # one rectangle: a frame around text or a blank box, not a figure
+        if gw >= 30 and gh >= 30 and gw * gh >= 2000:
+            figures.append(gbox)
+    return tables, figures, rules
+
+
+def _seg_box(kind: str, seg: tuple[float, float, float]) -> BBox:
+    pos, a, b = seg
+    return (a, pos - 0.5, b, pos + 0.5) if kind == "h" else (pos - 0.5, a, pos + 0.5, b)
+
+
+def table_rows(region: RuledRegion, lines: Sequence[Line]) -> tuple[tuple[str, ...], ...]:
+    """Cell texts by the ruling grid: each span goes to the cell holding its centre."""
+    ys, xs = sorted(region.rows), sorted(region.cols)
+    if len(ys) < 2 or len(xs) < 2:
+        return ()
+    cells: dict[tuple[int, int], list[str]] = {}
+    for ln in lines:
+        for s in ln.spans:
+            if not s.text.strip():
+                continue
+            cx, cy = (s.bbox[0] + s.bbox[2]) / 2, (s.bbox[1] + s.bbox[3]) / 2
+            r = min(max(bisect.bisect_right(ys, cy) - 1, 0), len(ys) - 2)
+            c = min(max(bisect.bisect_right(xs, cx) - 1, 0), len(xs) - 2)
+            cells.setdefault((r, c), []).append(s.text.strip())
+    return grid_to_rows(cells)
+
+
+def grid_to_rows(cells: dict[tuple[int, int], list[str]]) -> tuple[tuple[str, ...], ...]:
+    if not cells:
+        return ()
+    used_rows = sorted({r for r, _ in cells})
+    used_cols = sorted({c for _, c in cells})
+    return tuple(tuple(join_lines(cells.get((r, c), [])) for c in used_cols) for r in used_rows)
