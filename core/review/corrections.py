@@ -21,9 +21,7 @@ longer exists (deleted earlier, or unanchored after a re-ingest) changes nothing
 """
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, replace
@@ -694,7 +692,7 @@ def event_page(payload: Mapping[str, Any], where: Mapping[str, int] | Sequence[D
     return None
 
 
-# ---- command line ---------------------------------------------------------------------------
+# ---- event files (JSONL) ----------------------------------------------------------------------
 def parse_jsonl(text: str, name: str = "input") -> tuple[list[Any], list[str]]:
     """Events and their labels ("FILE line N") from JSONL; blank lines are skipped."""
     events, labels = [], []
@@ -708,20 +706,3 @@ def parse_jsonl(text: str, name: str = "input") -> tuple[list[Any], list[str]]:
                            "nothing was appended") from None
         labels.append(f"{name} line {number}")
     return events, labels
-
-
-def cli_correct(args: argparse.Namespace, ws: Workspace) -> int:
-    from core.cli import print_jsonl
-
-    path = Path(args.events)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise BadEvent(f"{path.name} is not UTF-8 text; expected one JSON event per line") from None
-    events, labels = parse_jsonl(text, path.name)
-    if not events:
-        print(f"no events in {path.name}; nothing appended", file=sys.stderr)
-        return 0
-    stored = record_events(ws, args.doc_id, events, actor=getattr(args, "actor", None) or "cli", labels=labels)
-    print_jsonl(e.to_dict() for e in stored)
-    return 0
