@@ -1,30 +1,29 @@
 """`python -m core …`: the headless face of the same core (see DESIGN.md, "Command line").
 
 This module only parses arguments and translates domain errors into a message and an exit code;
-each command's work lives in the feature module named in its handler.
+each command's handler is in `core.commands`.
 """
 from __future__ import annotations
 
 import argparse
-import importlib
-import json
 import os
 import sys
-from typing import Any, Callable, Iterable
+from typing import Callable
 
+from core import commands
 from core.errors import InspectorError
 from core.store.workspace import Workspace
 
-# command name -> "module:function"; each function takes (args, workspace) and returns an exit code
-HANDLERS = {
-    "ingest": "core.ingest.pipeline:cli_ingest",
-    "import": "core.ingest.importers:cli_import",
-    "elements": "core.cli:cli_elements",
-    "forms": "core.forms.fields:cli_forms",
-    "correct": "core.review.corrections:cli_correct",
-    "chunks": "core.export.formats:cli_chunks",
-    "gold": "core.evaluation.gold:cli_gold",
-    "evaluate": "core.evaluation.scoring:cli_evaluate",
+# command name -> its handler; each takes (args, workspace) and returns an exit code
+HANDLERS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
+    "ingest": commands.cli_ingest,
+    "import": commands.cli_import,
+    "elements": commands.cli_elements,
+    "forms": commands.cli_forms,
+    "correct": commands.cli_correct,
+    "chunks": commands.cli_chunks,
+    "gold": commands.cli_gold,
+    "evaluate": commands.cli_evaluate,
 }
 
 
@@ -83,30 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _handler(command: str) -> Callable[[argparse.Namespace, Workspace], int]:
-    module, _, name = HANDLERS[command].partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
-def print_jsonl(rows: Iterable[dict[str, Any]], out=None) -> None:
-    out = out or sys.stdout
-    for row in rows:
-        out.write(json.dumps(row, ensure_ascii=False) + "\n")
-
-
-def cli_elements(args: argparse.Namespace, ws: Workspace) -> int:
-    from core.review.corrections import corrected_document
-
-    doc = ws.load_machine_document(args.doc_id) if args.machine else corrected_document(ws, args.doc_id)
-    print_jsonl({"doc_id": doc.doc_id, **e.to_dict()} for e in doc.elements())
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         ws = Workspace(args.workspace)
-        return _handler(args.command)(args, ws)
+        return HANDLERS[args.command](args, ws)
     except InspectorError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -372,6 +372,36 @@ def draw_bar_chart(page: pymupdf.Page, rect: pymupdf.Rect, bars: list[tuple[str,
     return " ".join(texts)
 
 
+FLOW_BOX_W, FLOW_BOX_H, FLOW_ARROW = 78.0, 40.0, 30.0  # one step's box; the gap an arrow spans
+
+
+def draw_flow_chart(page: pymupdf.Page, top: float, steps: list[tuple[str, str]]) -> pymupdf.Rect:
+    """A vector flow chart centred on the page from `top`: a rounded box per (label, note) step,
+    an arrow to the next one. Returns the extent of the boxes."""
+    box_w, box_h, arrow = FLOW_BOX_W, FLOW_BOX_H, FLOW_ARROW
+    n = len(steps)
+    total_w = n * box_w + (n - 1) * arrow
+    x = (A4_W - total_w) / 2
+    shape = page.new_shape()
+    labels = []
+    for i, (label, note) in enumerate(steps):
+        box = pymupdf.Rect(x, top, x + box_w, top + box_h)
+        shape.draw_rect(box, radius=0.15)
+        shape.finish(color=RULE_BLUE, fill=BOX_FILL, width=0.8)
+        labels.append(Run(box.x0 + (box_w - text_width(label, 10)) / 2, top + 17, label, size=10))
+        labels.append(Run(box.x0 + (box_w - text_width(note, 7.5)) / 2, top + 31, note, size=7.5))
+        if i < n - 1:  # arrow to the next box
+            ax0, ax1, ay = box.x1 + 4, box.x1 + arrow - 4, top + box_h / 2
+            shape.draw_line((ax0, ay), (ax1 - 5, ay))
+            shape.finish(color=RULE_BLUE, width=1.2)
+            shape.draw_polyline([(ax1 - 6, ay - 3.5), (ax1, ay), (ax1 - 6, ay + 3.5)])
+            shape.finish(color=RULE_BLUE, fill=RULE_BLUE, closePath=True, width=0.5)
+        x += box_w + arrow
+    shape.commit()
+    draw_runs(page, labels, measure=False)
+    return pymupdf.Rect((A4_W - total_w) / 2, top, (A4_W + total_w) / 2, top + box_h)
+
+
 # --------------------------------------------------------------------------- #
 # Page furniture shared by the regulation
 # --------------------------------------------------------------------------- #
@@ -861,32 +891,10 @@ class RegulationLayout:
 
     def draw_figure(self, block: Figure) -> None:
         """A vector flow chart (boxes and arrows); caption 図n below it."""
-        box_w, box_h, arrow = 78.0, 40.0, 30.0
-        n = len(block.steps)
-        total_w = n * box_w + (n - 1) * arrow
-        height = box_h + 14 + 22
+        height = FLOW_BOX_H + 14 + 22
         self.ensure_room(height + 30)
         self.y += 10
-        x = (A4_W - total_w) / 2
-        top = self.y
-        shape = self.page.new_shape()
-        labels = []
-        for i, (label, note) in enumerate(block.steps):
-            box = pymupdf.Rect(x, top, x + box_w, top + box_h)
-            shape.draw_rect(box, radius=0.15)
-            shape.finish(color=RULE_BLUE, fill=BOX_FILL, width=0.8)
-            labels.append(Run(box.x0 + (box_w - text_width(label, 10)) / 2, top + 17, label, size=10))
-            labels.append(Run(box.x0 + (box_w - text_width(note, 7.5)) / 2, top + 31, note, size=7.5))
-            if i < n - 1:  # arrow to the next box
-                ax0, ax1, ay = box.x1 + 4, box.x1 + arrow - 4, top + box_h / 2
-                shape.draw_line((ax0, ay), (ax1 - 5, ay))
-                shape.finish(color=RULE_BLUE, width=1.2)
-                shape.draw_polyline([(ax1 - 6, ay - 3.5), (ax1, ay), (ax1 - 6, ay + 3.5)])
-                shape.finish(color=RULE_BLUE, fill=RULE_BLUE, closePath=True, width=0.5)
-            x += box_w + arrow
-        shape.commit()
-        draw_runs(self.page, labels, measure=False)
-        picture_rect = pymupdf.Rect((A4_W - total_w) / 2, top, (A4_W + total_w) / 2, top + box_h)
+        picture_rect = draw_flow_chart(self.page, self.y, block.steps)
         picture_text = " ".join(f"{label} {note}" for label, note in block.steps)
         picture = self.truth.add(self.page_no, "picture", picture_rect + (-1, -1, 1, 1), picture_text)
 

@@ -12,13 +12,10 @@ from a chosen policy's chunks.
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
-import sys
 import time
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from core.errors import BadInput, UnknownDocument
@@ -423,36 +420,3 @@ def export_text(ws: Workspace, items: Sequence[GoldItem], fmt: str, policy_name:
     if fmt == "ragas":
         return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ragas_rows(items, chunks))
     raise ValueError(f"export format must be gold, llamaindex or ragas, got {fmt!r}")
-
-
-# ---- command line -----------------------------------------------------------------------------------
-def print_anchor_warnings(report: ImportReport, out=None) -> None:
-    out = out or sys.stderr
-    for item_id, old, new in report.remapped:
-        print(f"note: {item_id}: document {old} is not in this workspace; matched by file name to {new}",
-              file=out)
-    for r in report.items:
-        for i, res in r.problems:
-            print(f"warning: {r.item_id} evidence {i}: {res.level}: {res.note}", file=out)
-
-
-def cli_gold(args: argparse.Namespace, ws: Workspace) -> int:
-    if args.action == "import":
-        path = Path(args.file)
-        items = parse_gold_jsonl(path.read_text(encoding="utf-8"), origin=str(path))
-        report = import_gold(ws, items)
-        print_anchor_warnings(report)
-        for r in report.items:
-            print(json.dumps(r.to_dict(), ensure_ascii=False))
-        bad = sum(not r.ok for r in report.items)
-        print(f"imported {len(report.items)} item(s); {bad} with evidence not anchored to an element",
-              file=sys.stderr)
-        return 0
-    items = load_items(ws, getattr(args, "doc_id", None))
-    text = export_text(ws, items, getattr(args, "format", "gold"), getattr(args, "policy", "default"))
-    if args.file == "-":
-        sys.stdout.write(text)
-    else:
-        Path(args.file).write_text(text, encoding="utf-8")
-        print(f"exported {len(items)} item(s) to {args.file}", file=sys.stderr)
-    return 0

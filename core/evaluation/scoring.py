@@ -23,21 +23,14 @@ hit@k alone rewards oversized chunks (a whole page always "hits"); the budget fi
 """
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import os
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from core.errors import BadInput
-from core.evaluation.gold import (ANCHORED, PAGE_ONLY, GoldItem, anchor_items, match_text, parse_gold_jsonl,
-                       print_anchor_warnings)
+from core.evaluation.gold import ANCHORED, PAGE_ONLY, GoldItem, match_text
 from core.model import Chunk, Document
-from core.evaluation.retrieval import (DENSE_MODEL_ENV, RETRIEVERS, SCOPES, ChunkSearch, RetrievedChunk,
-                            RetrieverOptions)
+from core.evaluation.retrieval import RETRIEVERS, SCOPES, ChunkSearch, RetrievedChunk, RetrieverOptions
 
 DEFAULT_KS = (1, 3, 5, 10)
 DEFAULT_BUDGETS = (500, 1000, 2000, 4000)
@@ -423,17 +416,7 @@ def _unique_labels(labels: Sequence[str]) -> list[str]:
     return out
 
 
-# ---- command line ---------------------------------------------------------------------------
-def parse_int_list(text: str, what: str) -> tuple[int, ...]:
-    try:
-        values = tuple(int(v) for v in text.split(",") if v.strip())
-    except ValueError as err:
-        raise BadInput(f"{what} must be comma-separated whole numbers, got {text!r}") from err
-    if not values or any(v < 1 for v in values):
-        raise BadInput(f"{what} must be positive whole numbers, got {text!r}")
-    return tuple(sorted(set(values)))
-
-
+# ---- plain-text report ------------------------------------------------------------------------
 def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
     def cell(v: Any) -> str:
         if v is None:
@@ -445,28 +428,6 @@ def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> s
     lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths))]
     lines += ["  ".join(v.ljust(w) for v, w in zip(b, widths)) for b in body]
     return "\n".join(lines)
-
-
-def cli_evaluate(args: argparse.Namespace, ws) -> int:
-    ks = parse_int_list(args.k, "--k")
-    budgets = parse_int_list(getattr(args, "budget", "500,1000,2000,4000"), "--budget")
-    policies = args.policies or ["default", "naive"]
-    retrievers = args.retrievers or ["bm25"]
-    options = RetrieverOptions(dense_model_path=getattr(args, "dense_model", None) or os.environ.get(DENSE_MODEL_ENV))
-    config = EvalConfig(ks=ks, budgets=budgets, scope=getattr(args, "scope", "corpus"), options=options)
-    path = Path(args.gold)
-    # anchored against the current corrected documents by the same rules as `gold import`, not stored
-    anchored, anchoring = anchor_items(ws, parse_gold_jsonl(path.read_text(encoding="utf-8"), origin=str(path)))
-    print_anchor_warnings(anchoring)
-    report = evaluate_workspace(ws, anchored, policies, retrievers, config)
-    if report.skipped_evidence:
-        print(f"warning: {report.skipped_evidence} evidence item(s) could not be anchored and were not scored",
-              file=sys.stderr)
-    if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False))
-        return 0
-    print(render_tables(report))
-    return 0
 
 
 def render_tables(report: EvaluationReport) -> str:

@@ -11,9 +11,7 @@ chunk (core.forms.fields replaces them before chunking), so no export can leak t
 """
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -101,22 +99,3 @@ def file_name(source: str, policy_name: str, fmt: str) -> str:
         return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in text) or "document"
     shape = "" if fmt == "jsonl" else f".{safe(fmt)}"
     return f"{safe(Path(source).stem)}.{safe(policy_name)}{shape}.jsonl"
-
-
-def cli_chunks(args: argparse.Namespace, ws) -> int:
-    """`python -m core chunks DOC_ID [--policy P] [--format F] [--out FILE]`."""
-    from core.chunks.pipeline import chunks_for
-    from core.chunks.policy import load_policy
-
-    policy = load_policy(args.policy)
-    chunks = chunks_for(ws, args.doc_id, policy)
-    body = export(chunks, args.format)
-    if args.out:
-        out = Path(args.out)
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text(body, encoding="utf-8")
-        tmp.replace(out)  # a half-written export never sits under the asked-for name
-        print(f"wrote {len(chunks)} chunks ({args.format}, policy {policy.name}) to {out}", file=sys.stderr)
-    else:
-        sys.stdout.write(body)
-    return 0

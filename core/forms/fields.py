@@ -22,7 +22,6 @@ field still finds it after the fields are extracted again.
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import re
 from dataclasses import dataclass, field, replace
@@ -827,22 +826,13 @@ def _freeze(d: Mapping[str, Any]) -> Any:
     return freeze_attrs(d)
 
 
-# ---- CLI -------------------------------------------------------------------------------------
+# ---- a stored document's fields ---------------------------------------------------------------
 def document_fields(ws: Any, doc_id: str) -> tuple[FormField, ...]:
     """The corrected fields of a stored document (what the CLI, the page and exports show)."""
     from core.review.corrections import corrected_document
 
     # the corrected Document carries the form events in effect (meta "form_events")
     return extract_fields(corrected_document(ws, doc_id))
-
-
-def cli_forms(args: argparse.Namespace, ws: Any) -> int:
-    """`python -m core forms DOC_ID`: one JSON line per field, corrected view, values redacted."""
-    from core.cli import print_jsonl
-
-    fields = document_fields(ws, args.doc_id)
-    print_jsonl({"doc_id": args.doc_id, **f.to_dict()} for f in fields)
-    return 0
 
 
 # ---- review helpers (pure; the Forms page calls these) ---------------------------------------

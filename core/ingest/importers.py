@@ -9,7 +9,6 @@ it unchanged.
 """
 from __future__ import annotations
 
-import argparse
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -157,11 +156,3 @@ def _limit(data: bytes, what: str) -> bytes:
     if len(data) > MAX_IMPORT_BYTES:
         raise FileTooLarge(f"the {what} is {len(data) // 2**20} MB; the limit is {MAX_IMPORT_BYTES // 2**20} MB")
     return data
-
-
-def cli_import(args: argparse.Namespace, ws: Workspace) -> int:
-    """`python -m core import FILE --format F [--pdf PDF]`: one JSON line, like `ingest`."""
-    result = import_file(ws, args.file, args.format, pdf=args.pdf)
-    print(json.dumps({"doc_id": result.record.doc_id, "source": result.record.source,
-                      "pages": result.record.page_count, "engine": result.record.engine}, ensure_ascii=False))
-    return 0

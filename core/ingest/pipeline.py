@@ -6,14 +6,11 @@ engine is recognised by its SHA-256 and costs nothing the second time.
 """
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.errors import FileTooLarge, InspectorError
+from core.errors import FileTooLarge
 from core.store.workspace import DocumentRecord, Workspace, doc_id_for, sha256_of
 
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024  # 200 MiB; override with RLI_MAX_UPLOAD_MB
@@ -110,24 +107,3 @@ def ingest_path(ws: Workspace, path: str | os.PathLike, **kw) -> IngestResult:
     limit = kw.get("max_bytes")
     _check_size(p.stat().st_size, p.name, configured_max_bytes() if limit is None else limit)
     return ingest_bytes(ws, p.read_bytes(), p.name, **kw)
-
-
-def cli_ingest(args: argparse.Namespace, ws: Workspace) -> int:
-    """One JSON line per document; a bad file is reported on stderr and the others still run."""
-    failed = 0
-    for name in args.pdfs:
-        try:
-            result = ingest_path(ws, name, engine=args.engine, password=args.password)
-        except InspectorError as err:
-            print(f"error: {err}", file=sys.stderr)
-            failed += 1
-            continue
-        except (FileNotFoundError, IsADirectoryError, PermissionError) as err:
-            print(f"error: cannot read {name}: {err.strerror}", file=sys.stderr)
-            failed += 1
-            continue
-        r = result.record
-        line = {"doc_id": r.doc_id, "source": r.source, "pages": r.page_count, "engine": r.engine,
-                "created": result.created}
-        print(json.dumps(line, ensure_ascii=False), flush=True)
-    return 2 if failed else 0

@@ -114,6 +114,8 @@ def now_iso() -> str:
 
 
 class Workspace:
+    """The SQLite (WAL) implementation of core.store.interface.WorkspaceStore."""
+
     def __init__(self, root: str | os.PathLike | None = None):
         self.root = workspace_root(root)
         self.root.mkdir(parents=True, exist_ok=True)

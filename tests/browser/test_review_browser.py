@@ -112,37 +112,53 @@ def test_reviewer_fixes_footer_draws_caption_links_it_and_chunks_follow(app_serv
     assert any(FOOTER_TEXT in c["text"] for c in before), "setup: the footer should be body text now"
     assert not any(CAPTION_TEXT in c["text"] for c in before), "setup: the caption should be missing"
 
-    # the reviewer opens the document on the figure's page, with their name in the sidebar
+    reopen_as_the_reviewer_on_page(page, number, doc.page_count)
+    relabel_as_footer(page, doc.element(footer_id), width)
+    draw_caption_box(page, padded(missed_caption.bbox), width)
+    new_caption = the_drawn_caption(app_server.workspace, doc_id, number)
+    assert new_caption.text.replace("\n", "") == CAPTION_TEXT
+    drawn = tuple(pytest.approx(v, abs=1) for v in padded(missed_caption.bbox))
+    assert new_caption.bbox == drawn  # canvas pixels landed on the same PDF points
+    link_caption_to_figure(page, new_caption.bbox, doc.element(picture_id).bbox, width)
+    assert_the_log_holds_setup_then_the_reviewers_events(app_server.workspace, doc_id, picture_id)
+    assert_chunks_carry_the_footer_as_metadata_and_the_caption_with_its_figure(
+        app_server.workspace, doc_id, number, picture_id, new_caption.id)
+
+
+def reopen_as_the_reviewer_on_page(page, number: int, page_count: int) -> None:
+    """The reviewer opens the document on the figure's page, with their name in the sidebar."""
     page.reload()
     page.locator("canvas.dc-background-canvas").first.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
-    name = page.get_by_placeholder("your name")
-    name.fill(REVIEWER)
-    name.press("Enter")
-    choose_option(page, "Document", f"{SOURCE} · {doc.page_count}p")
-    wait_for_text(page, f"page 1 of {doc.page_count}")
-    jump = page.get_by_label("Page", exact=True)
-    jump.fill(str(number))
-    jump.press("Enter")
-    wait_for_text(page, f"page {number} of {doc.page_count}")
+    sign_in_and_go_to_page(page, REVIEWER, number, page_count)
 
-    # 1. relabel the footer that was read as text
-    click_on_page(page, doc.element(footer_id).bbox, width)
-    wait_for_text(page, footer_id)
+
+def relabel_as_footer(page, footer, page_width: float) -> None:
+    """Step 1: the footer that was read as text gets its category back."""
+    click_on_page(page, footer.bbox, page_width)
+    wait_for_text(page, footer.id)
     choose_option(page, "Category", f"{Category.PAGE_FOOTER.label_ja} · page_footer")
     page.get_by_role("button", name="Relabel", exact=True).click()
     wait_for_text(page, "Relabelled")
 
-    # 2. draw the missed caption; its text comes from the PDF under the box
+
+def padded(bbox) -> tuple[float, float, float, float]:
+    """The box the reviewer draws around a caption: a little wider than its text."""
+    x0, y0, x1, y1 = bbox
+    return x0 - 3, y0 - 2, x1 + 3, y1 + 2
+
+
+def draw_caption_box(page, box_points, page_width: float) -> None:
+    """Step 2: draw the missed caption; its text comes from the PDF under the box."""
     page.get_by_role("radio", name="Draw a box").click()
     choose_option(page, "Category of new boxes", f"{Category.CAPTION.label_ja} · caption")
     wait_for_text(page, "to draw a caption box")  # the app has the new category: the canvas is ready
     canvas = page.locator("canvas.upper-canvas").first
     canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()
-    scale = box["width"] / width
-    x0, y0, x1, y1 = missed_caption.bbox
-    start = (box["x"] + (x0 - 3) * scale, box["y"] + (y0 - 2) * scale)
-    end = (box["x"] + (x1 + 3) * scale, box["y"] + (y1 + 2) * scale)
+    scale = box["width"] / page_width
+    x0, y0, x1, y1 = box_points
+    start = (box["x"] + x0 * scale, box["y"] + y0 * scale)
+    end = (box["x"] + x1 * scale, box["y"] + y1 * scale)
     page.mouse.move(*start)
     page.mouse.down()
     page.mouse.move((start[0] + end[0]) / 2, (start[1] + end[1]) / 2, steps=5)
@@ -152,30 +168,33 @@ def test_reviewer_fixes_footer_draws_caption_links_it_and_chunks_follow(app_serv
     page.get_by_role("button", name="Add 1 box").click()
     wait_for_text(page, "Added 1 box")
 
-    ws = Workspace(app_server.workspace)
+
+def the_drawn_caption(workspace: Path, doc_id: str, number: int):
+    """The element the last event added, after checking that event is the reviewer's caption."""
+    ws = Workspace(workspace)
     try:
         added = ws.events(doc_id)[-1]
         assert (added.kind, added.actor, added.payload["category"]) == ("add_element", REVIEWER, "caption")
-        new_caption = corrected_document(ws, doc_id).element(f"{doc_id[:8]}-p{number}-rev{added.event_id}")
+        return corrected_document(ws, doc_id).element(f"{doc_id[:8]}-p{number}-rev{added.event_id}")
     finally:
         ws.close()
-    assert new_caption.text.replace("\n", "") == CAPTION_TEXT
-    drawn = (pytest.approx(x0 - 3, abs=1), pytest.approx(y0 - 2, abs=1), pytest.approx(x1 + 3, abs=1),
-             pytest.approx(y1 + 2, abs=1))
-    assert new_caption.bbox == drawn  # canvas pixels landed on the same PDF points
 
-    # 3. link it to the figure on the Links page: click the caption, then the figure
+
+def link_caption_to_figure(page, caption_bbox, picture_bbox, page_width: float) -> None:
+    """Step 3: on the Links page, click the caption, then the figure, then Link."""
     page.get_by_role("link", name="Links").click()
     wait_for_text(page, "Caption or footnote")
-    click_on_page(page, new_caption.bbox, width)
+    click_on_page(page, caption_bbox, page_width)
     wait_for_text(page, "Now attached to")
-    click_on_page(page, doc.element(picture_id).bbox, width)
+    click_on_page(page, picture_bbox, page_width)
     link = page.get_by_role("button", name="Link", exact=True)
     page.wait_for_function("b => !b.disabled", arg=link.element_handle(), timeout=STEP_TIMEOUT_MS)
     link.click()
     wait_for_text(page, "Linked")
 
-    ws = Workspace(app_server.workspace)
+
+def assert_the_log_holds_setup_then_the_reviewers_events(workspace: Path, doc_id: str, picture_id: str) -> None:
+    ws = Workspace(workspace)
     try:
         events = ws.events(doc_id)
         assert [e.kind for e in events] == ["relabel", "delete_element", "relabel", "add_element", "unlink", "link"]
@@ -184,19 +203,20 @@ def test_reviewer_fixes_footer_draws_caption_links_it_and_chunks_follow(app_serv
     finally:
         ws.close()
 
-    # the exported chunks follow: footer out of the text and into metadata, caption with its figure
-    after = chunks_on(chunks(app_server.workspace, doc_id), number)
+
+def assert_chunks_carry_the_footer_as_metadata_and_the_caption_with_its_figure(
+        workspace: Path, doc_id: str, number: int, picture_id: str, caption_id: str) -> None:
+    after = chunks_on(chunks(workspace, doc_id), number)
     assert not any(FOOTER_TEXT in c["text"] for c in after)
     assert all(FOOTER_TEXT in c["metadata"].get("page_footers", []) for c in after)
     figure = next(c for c in after if any(r["record_id"] == picture_id for r in c["metadata"]["source_record_refs"]))
     assert re.search(r"図1\s*経費精算の流れ", figure["text"])
-    assert new_caption.id in [r["record_id"] for r in figure["metadata"]["source_record_refs"]]
+    assert caption_id in [r["record_id"] for r in figure["metadata"]["source_record_refs"]]
     assert "caption" in figure["metadata"]["source_categories"]
 
 
-def open_document_page(page, app_server, reviewer: str, number: int, page_count: int) -> None:
-    page.goto(app_server.url)
-    page.locator("canvas.dc-background-canvas").first.wait_for(state="visible", timeout=FIRST_VISIT_TIMEOUT_MS)
+def sign_in_and_go_to_page(page, reviewer: str, number: int, page_count: int) -> None:
+    """With the app open: the reviewer's name in the sidebar, the sample document, its page `number`."""
     name = page.get_by_placeholder("your name")
     name.fill(reviewer)
     name.press("Enter")
@@ -206,6 +226,12 @@ def open_document_page(page, app_server, reviewer: str, number: int, page_count:
     jump.fill(str(number))
     jump.press("Enter")
     wait_for_text(page, f"page {number} of {page_count}")
+
+
+def open_document_page(page, app_server, reviewer: str, number: int, page_count: int) -> None:
+    page.goto(app_server.url)
+    page.locator("canvas.dc-background-canvas").first.wait_for(state="visible", timeout=FIRST_VISIT_TIMEOUT_MS)
+    sign_in_and_go_to_page(page, reviewer, number, page_count)
 
 
 def test_two_sessions_the_stale_one_gets_a_conflict_and_reload_and_nothing_is_overwritten(

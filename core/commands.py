@@ -1,0 +1,190 @@
+"""One function per `python -m core` command: read the parsed arguments, call the core, write the
+result to stdout/stderr, return the exit code.
+
+`core.cli` parses the arguments and turns domain errors into a message and exit status 2; the work
+itself lives in the stage packages. Each handler imports its stage inside the function, so that
+`python -m core --help` does not load PyMuPDF, Sudachi or the chunker.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable
+
+from core.errors import BadInput
+from core.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from core.evaluation.gold import ImportReport
+
+
+def print_jsonl(rows: Iterable[dict[str, Any]], out=None) -> None:
+    out = out or sys.stdout
+    for row in rows:
+        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def cli_ingest(args: argparse.Namespace, ws: Workspace) -> int:
+    """One JSON line per document; a bad file is reported on stderr and the others still run."""
+    from core.errors import InspectorError
+    from core.ingest.pipeline import ingest_path
+
+    failed = 0
+    for name in args.pdfs:
+        try:
+            result = ingest_path(ws, name, engine=args.engine, password=args.password)
+        except InspectorError as err:
+            print(f"error: {err}", file=sys.stderr)
+            failed += 1
+            continue
+        except (FileNotFoundError, IsADirectoryError, PermissionError) as err:
+            print(f"error: cannot read {name}: {err.strerror}", file=sys.stderr)
+            failed += 1
+            continue
+        r = result.record
+        line = {"doc_id": r.doc_id, "source": r.source, "pages": r.page_count, "engine": r.engine,
+                "created": result.created}
+        print(json.dumps(line, ensure_ascii=False), flush=True)
+    return 2 if failed else 0
+
+
+def cli_import(args: argparse.Namespace, ws: Workspace) -> int:
+    """`python -m core import FILE --format F [--pdf PDF]`: one JSON line, like `ingest`."""
+    from core.ingest.importers import import_file
+
+    result = import_file(ws, args.file, args.format, pdf=args.pdf)
+    print(json.dumps({"doc_id": result.record.doc_id, "source": result.record.source,
+                      "pages": result.record.page_count, "engine": result.record.engine}, ensure_ascii=False))
+    return 0
+
+
+def cli_elements(args: argparse.Namespace, ws: Workspace) -> int:
+    """`python -m core elements DOC_ID [--machine]`: one JSON line per element."""
+    from core.review.corrections import corrected_document
+
+    doc = ws.load_machine_document(args.doc_id) if args.machine else corrected_document(ws, args.doc_id)
+    print_jsonl({"doc_id": doc.doc_id, **e.to_dict()} for e in doc.elements())
+    return 0
+
+
+def cli_forms(args: argparse.Namespace, ws: Workspace) -> int:
+    """`python -m core forms DOC_ID`: one JSON line per field, corrected view, values redacted."""
+    from core.forms.fields import document_fields
+
+    fields = document_fields(ws, args.doc_id)
+    print_jsonl({"doc_id": args.doc_id, **f.to_dict()} for f in fields)
+    return 0
+
+
+def cli_correct(args: argparse.Namespace, ws: Workspace) -> int:
+    """`python -m core correct DOC_ID --events FILE.jsonl`: the stored events, one JSON line each."""
+    from core.review.corrections import BadEvent, parse_jsonl, record_events
+
+    path = Path(args.events)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise BadEvent(f"{path.name} is not UTF-8 text; expected one JSON event per line") from None
+    events, labels = parse_jsonl(text, path.name)
+    if not events:
+        print(f"no events in {path.name}; nothing appended", file=sys.stderr)
+        return 0
+    stored = record_events(ws, args.doc_id, events, actor=getattr(args, "actor", None) or "cli", labels=labels)
+    print_jsonl(e.to_dict() for e in stored)
+    return 0
+
+
+def cli_chunks(args: argparse.Namespace, ws: Workspace) -> int:
+    """`python -m core chunks DOC_ID [--policy P] [--format F] [--out FILE]`."""
+    from core.chunks.pipeline import chunks_for
+    from core.chunks.policy import load_policy
+    from core.export.formats import export
+
+    policy = load_policy(args.policy)
+    chunks = chunks_for(ws, args.doc_id, policy)
+    body = export(chunks, args.format)
+    if args.out:
+        out = Path(args.out)
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text(body, encoding="utf-8")
+        tmp.replace(out)  # a half-written export never sits under the asked-for name
+        print(f"wrote {len(chunks)} chunks ({args.format}, policy {policy.name}) to {out}", file=sys.stderr)
+    else:
+        sys.stdout.write(body)
+    return 0
+
+
+def cli_gold(args: argparse.Namespace, ws: Workspace) -> int:
+    """`python -m core gold import|export FILE`: import reports one JSON line per item."""
+    from core.evaluation.gold import export_text, import_gold, load_items, parse_gold_jsonl
+
+    if args.action == "import":
+        path = Path(args.file)
+        items = parse_gold_jsonl(path.read_text(encoding="utf-8"), origin=str(path))
+        report = import_gold(ws, items)
+        _print_anchor_warnings(report)
+        for r in report.items:
+            print(json.dumps(r.to_dict(), ensure_ascii=False))
+        bad = sum(not r.ok for r in report.items)
+        print(f"imported {len(report.items)} item(s); {bad} with evidence not anchored to an element",
+              file=sys.stderr)
+        return 0
+    items = load_items(ws, getattr(args, "doc_id", None))
+    text = export_text(ws, items, getattr(args, "format", "gold"), getattr(args, "policy", "default"))
+    if args.file == "-":
+        sys.stdout.write(text)
+    else:
+        Path(args.file).write_text(text, encoding="utf-8")
+        print(f"exported {len(items)} item(s) to {args.file}", file=sys.stderr)
+    return 0
+
+
+def cli_evaluate(args: argparse.Namespace, ws: Workspace) -> int:
+    """`python -m core evaluate --gold FILE`: the metric tables, or one JSON object with --json."""
+    from core.evaluation.gold import anchor_items, parse_gold_jsonl
+    from core.evaluation.retrieval import DENSE_MODEL_ENV, RetrieverOptions
+    from core.evaluation.scoring import EvalConfig, evaluate_workspace, render_tables
+
+    ks = _parse_int_list(args.k, "--k")
+    budgets = _parse_int_list(getattr(args, "budget", "500,1000,2000,4000"), "--budget")
+    policies = args.policies or ["default", "naive"]
+    retrievers = args.retrievers or ["bm25"]
+    options = RetrieverOptions(dense_model_path=getattr(args, "dense_model", None) or os.environ.get(DENSE_MODEL_ENV))
+    config = EvalConfig(ks=ks, budgets=budgets, scope=getattr(args, "scope", "corpus"), options=options)
+    path = Path(args.gold)
+    # anchored against the current corrected documents by the same rules as `gold import`, not stored
+    anchored, anchoring = anchor_items(ws, parse_gold_jsonl(path.read_text(encoding="utf-8"), origin=str(path)))
+    _print_anchor_warnings(anchoring)
+    report = evaluate_workspace(ws, anchored, policies, retrievers, config)
+    if report.skipped_evidence:
+        print(f"warning: {report.skipped_evidence} evidence item(s) could not be anchored and were not scored",
+              file=sys.stderr)
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False))
+        return 0
+    print(render_tables(report))
+    return 0
+
+
+def _print_anchor_warnings(report: ImportReport, out=None) -> None:
+    """A gold ImportReport's remapped documents and unanchored evidence, one line each (stderr)."""
+    out = out or sys.stderr
+    for item_id, old, new in report.remapped:
+        print(f"note: {item_id}: document {old} is not in this workspace; matched by file name to {new}",
+              file=out)
+    for r in report.items:
+        for i, res in r.problems:
+            print(f"warning: {r.item_id} evidence {i}: {res.level}: {res.note}", file=out)
+
+
+def _parse_int_list(text: str, what: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v) for v in text.split(",") if v.strip())
+    except ValueError as err:
+        raise BadInput(f"{what} must be comma-separated whole numbers, got {text!r}") from err
+    if not values or any(v < 1 for v in values):
+        raise BadInput(f"{what} must be positive whole numbers, got {text!r}")
+    return tuple(sorted(set(values)))
