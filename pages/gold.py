@@ -16,8 +16,8 @@ import streamlit as st
 from core.categories import Category
 from core.errors import InspectorError
 from core.evaluation.gold import (ANCHORED, Evidence, GoldItem, all_tags, delete_item, evidence_from_chunk,
-                       evidence_from_element, export_text, import_gold, load_items, new_gold_item,
-                       parse_gold_jsonl, save_item, toggle_evidence)
+                                  export_text, import_gold, load_items, new_gold_item,
+                                  parse_gold_jsonl, save_item, toggle_evidence)
 from core.model import Document
 from core.render import Box
 from core.store.workspace import Workspace

@@ -58,3 +58,14 @@ def fast_samples_root(tmp_path_factory) -> Path:
         ingest_path(ws, pdf, engine="fast")
     ws.close()
     return root
+
+
+@pytest.fixture
+def stored(tmp_path):
+    """(workspace, Document): review_fixtures' two-page document stored in a fresh workspace, for the
+    tests of corrections, re-anchoring, review status and links."""
+    from review_fixtures import stored_document
+
+    ws, doc = stored_document(tmp_path / "ws")
+    yield ws, doc
+    ws.close()

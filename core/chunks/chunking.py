@@ -22,7 +22,7 @@ from core.categories import Category
 from core.chunks.cache import PAGE_EVIDENCE
 from core.chunks.evidence import (
     HEADINGS, SectionStack,
-    ATOMIC, FLOW, GROUP, HEADING, NOTE, REFONLY, TABLE, Block, PageContext, PageEvidence, Piece,
+    ATOMIC, FLOW, GROUP, HEADING, NOTE, REFONLY, TABLE, Block, PageEvidence, Piece,
     build_page_evidence, page_contexts,
 )
 from core.geometry import coverage
@@ -464,11 +464,11 @@ def layout_chunks(doc: Document, policy: Policy, skip: Iterable[str] = ()) -> li
     return _finish(doc, policy, drafts, evidence)
 
 
-def _interleave(doc: Document, chunks: list[Chunk], form_chunks: list[Chunk]) -> list[Chunk]:
+def _interleave(doc: Document, chunks: list[Chunk], field_chunks: list[Chunk]) -> list[Chunk]:
     """Form chunks take their place in reading order (page, then position of their first box)."""
     seq = {e.id: (e.page, e.seq) for e in doc.elements()}
 
     def position(c: Chunk) -> tuple[int, int]:
         return min((seq[r.record_id] for r in c.refs if r.record_id in seq), default=(c.start_page, 10**6))
-    ordered = sorted(enumerate(chunks + form_chunks), key=lambda ic: (position(ic[1]), ic[0]))
+    ordered = sorted(enumerate(chunks + field_chunks), key=lambda ic: (position(ic[1]), ic[0]))
     return [c for _, c in ordered]

@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable, Mapping, Sequence
 

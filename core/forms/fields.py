@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 from core.forms import geometry as fg
@@ -32,7 +32,7 @@ from core.categories import Category
 from core.forms.geometry import Unit
 from core.geometry import coverage
 from core.model import BBox, Chunk, Document, Element, Page, SELECTION_STATES, SourceRef
-from core.forms.redaction import DEFAULT_RULES, REDACTED, RedactionRules, redact_value, rules_from_policy
+from core.forms.redaction import DEFAULT_RULES, RedactionRules, redact_value, rules_from_policy
 from core.text import normalise
 
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Iterable, Mapping, Sequence
 
 from core.categories import Category
 from core.geometry import center, contains, overlap_area, vertical_overlap

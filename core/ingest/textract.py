@@ -11,7 +11,7 @@ page ratios, scaled by the page size.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from core.categories import Category, category_from_label
 from core.errors import MalformedImport

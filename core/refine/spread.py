@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from core.categories import Category
-from core.model import BBox, Document, Element, Page, renumber
+from core.model import Document, Element, Page, renumber
 
 RULE = "spread"
 LANDSCAPE_RATIO = 1.15  # width / height above which a page is landscape

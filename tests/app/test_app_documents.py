@@ -8,8 +8,8 @@ import pymupdf
 import pytest
 
 from apptest_helpers import (  # noqa: F401  (fixtures are used by name)
-    REPO, SAMPLE_DOCS, app_test, empty_workspace, open_page, sample_workspace, texts,
-)
+                             REPO, SAMPLE_DOCS, app_test, empty_workspace, open_page, sample_workspace, texts,
+                             )
 from core.store.workspace import Workspace
 
 # Every page app.py registers, read from app.py itself so a new page is covered without editing this.

@@ -1,16 +1,8 @@
 """core/chunks/links.py: the Links page's queue, from the chunker's own caption/footnote attachments."""
-import pytest
 
 from core.chunks.links import link_queue
 from core.review.corrections import corrected_document, record_events
-from review_fixtures import by_text, picture, stored_document
-
-
-@pytest.fixture
-def stored(tmp_path):
-    ws, doc = stored_document(tmp_path / "ws")
-    yield ws, doc
-    ws.close()
+from review_fixtures import by_text, picture
 
 
 def test_link_queue_lists_uncaptioned_figures_until_a_caption_attaches(stored):

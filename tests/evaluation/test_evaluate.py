@@ -5,8 +5,8 @@ import pytest
 
 from core.categories import Category
 from core.evaluation.scoring import (EvalConfig, EvidenceUnit, Question, budget_prefix, category_rows, evaluate_chunks,
-                           found_in_prefix, hit_at_k, ndcg_at_k, reciprocal_rank, recall_at_k, score_question,
-                           summary_rows)
+                                     found_in_prefix, hit_at_k, ndcg_at_k, reciprocal_rank, recall_at_k, score_question,
+                                     summary_rows)
 from core.model import Chunk, SourceRef
 from core.evaluation.retrieval import RetrievedChunk
 

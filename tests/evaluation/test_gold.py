@@ -7,7 +7,7 @@ import pytest
 from core.categories import Category
 from core.errors import BadInput, UnknownDocument
 from core.evaluation.gold import (ANCHORED, PAGE_ONLY, UNANCHORED, Evidence, GoldItem, anchor_evidence, anchor_item,
-                       import_gold, llamaindex_dataset, load_items, parse_gold_jsonl, ragas_rows, to_jsonl)
+                                  import_gold, llamaindex_dataset, load_items, parse_gold_jsonl, ragas_rows, to_jsonl)
 from core.model import Chunk, Document, Element, Page, SourceRef
 from core.store.workspace import Workspace
 

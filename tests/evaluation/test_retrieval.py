@@ -5,7 +5,7 @@ import pytest
 from core.categories import Category
 from core.model import Chunk, SourceRef
 from core.evaluation.retrieval import (BM25Index, ChunkSearch, FusionIndex, RetrieverOptions, RetrieverUnavailable,
-                            TfidfIndex, build_index)
+                                       TfidfIndex, build_index)
 from core.evaluation.tokenize import make_tokenizer
 
 TEXTS = [

@@ -21,16 +21,9 @@ from core.errors import StaleView
 from core.model import Document, Element, Page
 from core.review.reanchor import reviewer_element_id
 from core.store.workspace import StoredEvent, Workspace
-from review_fixtures import by_text, picture, stored_document
+from review_fixtures import by_text, picture
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def stored(tmp_path):
-    ws, doc = stored_document(tmp_path / "ws")
-    yield ws, doc
-    ws.close()
 
 
 # ---- replay of each kind ----------------------------------------------------------------------

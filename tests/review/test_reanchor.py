@@ -6,7 +6,7 @@ from core.categories import Category
 from core.review.corrections import corrected_document, corrected_view, record_events
 from core.review.reanchor import Anchor, find_anchor, plan_reanchoring, reviewer_element_id, text_similarity
 from core.store.workspace import Workspace
-from review_fixtures import build_pdf, by_text, machine_document, picture, stored_document
+from review_fixtures import build_pdf, by_text, machine_document, picture
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_docs" / "keihi_seisan_kitei.pdf"
 
@@ -17,13 +17,6 @@ def reingest(ws: Workspace, engine: str = "layout", shift: float = 3.0, drop: in
     new = machine_document(data, engine=engine, shift=shift, drop=drop)
     ws.save_machine_document(new, len(data))
     return new
-
-
-@pytest.fixture
-def stored(tmp_path):
-    ws, doc = stored_document(tmp_path / "ws")
-    yield ws, doc
-    ws.close()
 
 
 def test_events_follow_their_elements_to_a_new_engine(stored):

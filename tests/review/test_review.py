@@ -1,17 +1,8 @@
-import pytest
-
 from core.review.corrections import record_events, undo_last
 from core.review.status import (
     IN_PROGRESS, REVIEWED, UNREVIEWED, next_page_to_review, review_progress, review_status,
 )
-from review_fixtures import by_text, picture, stored_document
-
-
-@pytest.fixture
-def stored(tmp_path):
-    ws, doc = stored_document(tmp_path / "ws")
-    yield ws, doc
-    ws.close()
+from review_fixtures import by_text, picture
 
 
 def test_pages_start_unreviewed_and_an_edit_puts_a_page_in_progress(stored):
