@@ -1,7 +1,7 @@
 """Heading depth from numbering: how deep in the section tree a title or section header sits.
 
 On the ground floor so any stage may ask it: the form fields' section paths (core/forms/geometry.py)
-nest by it, and the chunker's numbering styles (core/chunks/evidence.py) share its numerals.
+nest by it, and the chunker's numbering styles (core/chunks/sections.py) share its numerals.
 """
 from __future__ import annotations
 

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Sequence
 
 from core.categories import Category
-from core.chunks.cache import PAGE_EVIDENCE
-from core.chunks.evidence import (
-    HEADINGS, SectionStack,
-    ATOMIC, FLOW, GROUP, HEADING, NOTE, REFONLY, TABLE, Block, PageEvidence, Piece,
-    build_page_evidence, page_contexts,
+from core.chunks.blocks import (
+    HEADINGS, ATOMIC, FLOW, GROUP, HEADING, NOTE, REFONLY, TABLE, Block, PageEvidence, Piece,
 )
+from core.chunks.cache import PAGE_EVIDENCE
+from core.chunks.evidence import build_page_evidence, page_contexts
+from core.chunks.sections import SectionStack
 from core.geometry import coverage
 from core.model import Chunk, Document, Element, SourceRef, freeze_attrs
 from core.chunks.naive import naive_chunks

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from core.categories import Category
+from core.chunks.blocks import Attachment
 from core.chunks.chunking import document_evidence
-from core.chunks.evidence import Attachment
 from core.chunks.policy import load_policy
 from core.geometry import distance
 from core.model import Document, Element

@@ -7,7 +7,7 @@ import pytest
 
 from core.categories import Category
 from core.chunks.chunking import build_chunks, document_evidence
-from core.chunks.evidence import footnote_number
+from core.chunks.attachment import footnote_number
 from core.ingest.pdf import parse_pdf
 from core.chunks.policy import DEFAULT
 from core.refine.rules import refine

@@ -1,0 +1,232 @@
+"""The block maker: the last step of a page's evidence (core/chunks/evidence.py). Once captions and
+footnotes are attached (core/chunks/attachment.py), `BlockMaker` cuts the page's body into blocks."""
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+from core.categories import Category
+from core.model import Element, freeze_attrs
+from core.chunks.attachment import Attacher, footnote_marker, footnote_number, marker_position
+from core.chunks.blocks import (
+    ATOMIC, FLOW, FORM_CATEGORIES, GROUP, HEADING, HEADINGS, NOTE, REFONLY, TABLE, TEXT_PRODUCING, Block, Piece,
+)
+from core.chunks.pieces import (
+    fenced, guess_code_language, normalise_formula, sentence_pieces, split_sentences, table_rows,
+)
+from core.chunks.policy import Action, Policy
+from core.chunks.sections import heading_style
+from core.text import join_lines, nfkc
+
+C = Category
+
+
+class BlockMaker:
+    """The page's body cut into the blocks the chunker packs (headings, flow, list runs, atomic
+    figures/formulas/code, tables, notes), each attached caption and footnote glued into its
+    target's pieces."""
+
+    def __init__(self, page_number: int, policy: Policy, attached: Attacher,
+                 continued: Mapping[str, list[Element]]):
+        self.page_number, self.policy = page_number, policy
+        self.flow = attached.flow
+        self.glued = attached.glued
+        self.notes = attached.notes
+        self.continued = continued
+
+    def blocks(self) -> list[Block]:
+        blocks: list[Block] = []
+        i = 0
+        while i < len(self.flow):
+            e = self.flow[i]
+            if e.category is C.PICTURE and self.policy.action(C.PICTURE) is Action.ATOMIC_CHUNK:
+                run = [e]
+                while (i + 1 < len(self.flow) and self.flow[i + 1].category is C.PICTURE
+                       and self.flow[i + 1].attr("side") == e.attr("side")):
+                    i += 1
+                    run.append(self.flow[i])
+                blocks.append(self._picture(run, i - len(run) + 1))
+            elif e.category is C.CODE and self.policy.action(C.CODE) is Action.ATOMIC_CHUNK:
+                run = [e]  # a code block read as one element per line is still one block
+                while (i + 1 < len(self.flow) and self.flow[i + 1].category is C.CODE
+                       and self.flow[i + 1].attr("side") == e.attr("side")):
+                    i += 1
+                    run.append(self.flow[i])
+                blocks.append(self._atomic(run, i - len(run) + 1))
+            elif e.category is C.LIST_ITEM and self._groups_lists() and self._is_body(e):
+                run = [e]
+                while (i + 1 < len(self.flow) and self.flow[i + 1].category is C.LIST_ITEM
+                       and self.flow[i + 1].attr("side") == e.attr("side")):
+                    i += 1
+                    run.append(self.flow[i])
+                blocks.append(self._group(run))
+            else:
+                block = self._block(e, i)
+                if block is not None:
+                    blocks.append(block)
+            i += 1
+        blocks.extend(Block(NOTE, self.page_number, n.seq, (self._source_piece(n),), side=n.attr("side"))
+                      for n in self.notes)
+        return blocks
+
+    def _groups_lists(self) -> bool:
+        return bool(self.policy.param(C.LIST_ITEM, "group"))
+
+    def _is_body(self, e: Element) -> bool:
+        return self.policy.action(e.category) is Action.CHUNK
+
+    def _block(self, e: Element, index: int) -> Block | None:
+        action = self.policy.action(e.category)
+        side = e.attr("side")
+        if e.category in HEADINGS:
+            in_text = action in TEXT_PRODUCING and e.text.strip()
+            pieces = self._with_glue(e, [Piece(e.text.strip(), (e,))]) if in_text else ()
+            return Block(HEADING, e.page, e.seq, tuple(pieces), level=heading_style(e),
+                         heading=" ".join(e.text.split()), side=side)
+        if e.category in FORM_CATEGORIES:
+            action = Action.CHUNK  # core.forms.fields did not take them: plain text, so nothing is lost
+        if action is Action.ATOMIC_CHUNK and e.category is C.TABLE:
+            return self._table(e)
+        if action is Action.ATOMIC_CHUNK:
+            return self._atomic([e], index)
+        if e.id in self.continued:
+            return Block(FLOW, e.page, e.seq, (self._source_piece(e),), side=side)
+        text = self._text_of(e)
+        if not text.strip() and not self.glued.get(e.id):
+            return Block(REFONLY, e.page, e.seq, (Piece("", (e,)),), side=side) if e.category is C.PICTURE else None
+        pieces = self._with_glue(e, sentence_pieces(e, text.strip(), self.policy) if text.strip() else [])
+        return Block(FLOW, e.page, e.seq, tuple(pieces), side=side, extras=_element_extras(e))
+
+    def _text_of(self, e: Element) -> str:
+        if e.category is C.TABLE:
+            return "\n".join(table_rows(e))
+        if e.category is C.FORMULA:
+            return normalise_formula(e.text)
+        if e.category is C.CODE:
+            return fenced(e.text, guess_code_language(e.text))
+        return e.text
+
+    def _source_piece(self, src: Element) -> Piece:
+        lines = self.continued.get(src.id, [])
+        return Piece(join_lines([src.text] + [e.text for e in lines]), (src, *lines))
+
+    def _with_glue(self, target: Element, pieces: list[Piece]) -> list[Piece]:
+        """Captions go before the target's text; a footnote goes right after the sentence holding
+        its marker (so a split never separates them), else after the target's last sentence."""
+        pieces = list(pieces)
+        for src in self.glued.get(target.id, ()):
+            glue = self._source_piece(src)
+            if src.category is C.FOOTNOTE:
+                pattern = footnote_marker(src.text)
+                at = len(pieces) - 1
+                if pattern is not None:
+                    at = next((k for k, p in enumerate(pieces) if marker_position(pattern, p.text) is not None), at)
+                else:
+                    at = self._sup_mark_piece(target, src, pieces, at)
+                if at < 0:
+                    pieces.append(glue)
+                else:
+                    p = pieces[at]
+                    pieces[at] = Piece(p.text + "\n" + glue.text, p.elements + glue.elements, p.joins_previous)
+            else:
+                if pieces:
+                    p = pieces[0]
+                    pieces[0] = Piece(glue.text + "\n" + p.text, glue.elements + p.elements, p.joins_previous)
+                else:
+                    pieces.append(glue)
+        return pieces
+
+    @staticmethod
+    def _sup_mark_piece(target: Element, note: Element, pieces: list[Piece], default: int) -> int:
+        """The sentence holding a raised reference number. The text keeps only a plain digit glued
+        to the word before it ("バイアス11等", "calls.1"), which ordinary numbers can look like, so
+        only an unambiguous sentence is chosen."""
+        number = footnote_number(note.text)
+        if number is None or number not in (target.attr("sup_marks") or ()):
+            return default
+        glued = re.compile(f"(?<![\\d\\s]){number}(?!\\d)")
+        found = [k for k, p in enumerate(pieces) if glued.search(nfkc(p.text))]
+        return found[0] if len(found) == 1 else default
+
+    def _group(self, items: list[Element]) -> Block:
+        pieces: list[Piece] = []
+        for item in items:
+            pieces.extend(self._with_glue(item, sentence_pieces(item, item.text.strip(), self.policy)))
+        return Block(GROUP, items[0].page, items[0].seq, tuple(pieces), side=items[0].attr("side"),
+                     extras=(("procedure", True),))
+
+    def _table(self, e: Element) -> Block:
+        rows = table_rows(e)
+        glued = self.glued.get(e.id, [])
+        captions = [self._source_piece(s) for s in glued if s.category is not C.FOOTNOTE]
+        notes = [self._source_piece(s) for s in glued if s.category is C.FOOTNOTE]
+        if not rows:
+            rows = [""]
+        repeat = bool(self.policy.param(C.TABLE, "repeat_header")) and len(rows) > 1
+        header = [Piece(rows[0], (e,))] if repeat else []
+        body = [Piece(r, (e,)) for r in (rows[1:] if repeat else rows)]
+        return Block(TABLE, e.page, e.seq, tuple(body), head=tuple(captions + header), tail=tuple(notes),
+                     side=e.attr("side"), extras=_element_extras(e))
+
+    def _picture(self, run: list[Element], index: int) -> Block:
+        """One figure, possibly drawn as several image boxes side by side: captions, the text
+        inside the pictures, then footnotes; the text around it is kept as `nearby_text`."""
+        glued = [s for e in run for s in self.glued.get(e.id, [])]
+        parts = [self._source_piece(s) for s in glued if s.category is not C.FOOTNOTE]
+        parts += [Piece(e.text.strip(), (e,)) for e in run if e.text.strip()]
+        parts += [self._source_piece(s) for s in glued if s.category is C.FOOTNOTE]
+        extras: list[tuple[str, Any]] = []
+        refs = [r for e in run for r in _element_extras(e)]
+        if refs:
+            extras.append(("image_ref", refs[0][1] if len(refs) == 1 else tuple(v for _, v in refs)))
+        nearby = int(self.policy.param(C.PICTURE, "nearby_chars") or 0)
+        if nearby:
+            before = self._neighbour_text(index, -1)
+            after = self._neighbour_text(index + len(run) - 1, +1)
+            if before or after:
+                extras.append(("nearby_text", freeze_attrs({"before": before[-nearby:], "after": after[:nearby]})))
+        bare = tuple(e for e in run if not e.text.strip())
+        if not parts:  # bare images: their boxes go with the text around them
+            return Block(REFONLY, run[0].page, run[0].seq, (Piece("", bare),), side=run[0].attr("side"),
+                         extras=tuple(extras))
+        if bare:
+            parts[0] = Piece(parts[0].text, bare + parts[0].elements)
+        return Block(ATOMIC, run[0].page, run[0].seq, tuple(parts), side=run[0].attr("side"), extras=tuple(extras))
+
+    def _atomic(self, run: list[Element], index: int) -> Block:
+        e = run[0]
+        extras = [x for el in run for x in _element_extras(el)]
+        label = e.category in (C.FORMULA, C.CODE)
+        source = "\n".join(el.text.rstrip() for el in run)
+        if e.category is C.CODE:
+            text = fenced(source, guess_code_language(source))
+            extras.append(("language", guess_code_language(source)))
+        else:
+            text = self._text_of(e)
+        if e.category in (C.FORMULA, C.CODE) and self.policy.param(e.category, "context_before"):
+            before = split_sentences(self._neighbour_text(index, -1), self.policy.sentence_ends)
+            if before:
+                extras.append(("context_before", before[-1].strip()))
+        pieces = [Piece(text.strip(), tuple(run))]
+        for el in run:
+            pieces = self._with_glue(el, pieces)
+        return Block(ATOMIC, e.page, e.seq, tuple(pieces), label_section=label, side=e.attr("side"),
+                     extras=tuple(extras))
+
+    def _neighbour_text(self, index: int, step: int) -> str:
+        j = index + step
+        while 0 <= j < len(self.flow):
+            n = self.flow[j]
+            if n.category in (C.TEXT, C.LIST_ITEM) and n.text.strip():
+                return n.text.strip()
+            if n.category in HEADINGS:
+                return ""
+            j += step
+        return ""
+
+
+def _element_extras(e: Element) -> tuple[tuple[str, Any], ...]:
+    extras = []
+    if e.attr("image_ref"):
+        extras.append(("image_ref", e.attr("image_ref")))
+    return tuple(extras)

@@ -1,0 +1,126 @@
+"""Pieces: how an element's text is written for the chunker: split into sentences (never inside
+brackets or a decimal number), a formula as `$$…$$` or `式: …`, code fenced with a language guess,
+a table row by row."""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from core.model import Element
+from core.chunks.blocks import Piece
+from core.chunks.policy import Policy
+
+
+# ---- formula and code ---------------------------------------------------------------------------
+_LATEX = re.compile(r"\\[A-Za-z]+|[\^_]\{|\\\(|\\\[")
+
+
+def normalise_formula(text: str) -> str:
+    body = text.strip()
+    if body.startswith("$$") and body.endswith("$$") and len(body) > 4:
+        return "$$" + body[2:-2].strip() + "$$"
+    if body.startswith("$") and body.endswith("$") and len(body) > 2:
+        return "$$" + body.strip("$").strip() + "$$"
+    if _LATEX.search(body):
+        return f"$${body}$$"
+    return f"式: {body}"
+
+
+def guess_code_language(text: str) -> str:
+    body = text.strip()
+    upper = body.upper()
+    if re.search(r"^\s*(def |class |import |from \S+ import |print\()", body, re.MULTILINE):
+        return "python"
+    if (re.search(r"\bSELECT\b", upper) and re.search(r"\bFROM\b", upper)) or re.search(
+            r"^\s*(INSERT\s+INTO|UPDATE\s+\S+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|VIEW|INDEX))", upper,
+            re.MULTILINE):
+        return "sql"
+    if body[:1] in "{[":
+        try:
+            json.loads(body)
+            return "json"
+        except ValueError:
+            if re.search(r'"[^"]+"\s*:', body):
+                return "json"
+    if body.startswith("<") and re.search(r"</\w|/>", body):
+        return "xml"
+    return ""
+
+
+def fenced(text: str, language: str) -> str:
+    return f"```{language}\n{text.strip()}\n```"
+
+
+# ---- sentences ----------------------------------------------------------------------------------
+_OPENERS, _CLOSERS = "（(「『【〔［[“‘", "）)」』】〕］]”’"
+
+
+def split_sentences(text: str, ends: str) -> list[str]:
+    """Split after a sentence end (keeping trailing closing brackets with it). An end inside
+    brackets, e.g. 「以下「会社」という。」, is not a sentence end."""
+    out, start, depth, i = [], 0, 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch in _OPENERS:
+            depth += 1
+        elif ch in _CLOSERS:
+            depth = max(0, depth - 1)
+        elif ch in ends and depth == 0:
+            j = i + 1
+            while j < len(text) and (text[j] in _CLOSERS or text[j] in ends):
+                j += 1
+            # a full stop between digits (3.5, 1．2) is a decimal point, not a sentence end
+            if not (ch in ".．" and i > 0 and j < len(text) and text[i - 1].isdigit() and text[j].isdigit()):
+                out.append(text[start:j])
+                start = j
+            i = j
+            continue
+        i += 1
+    if start < len(text):
+        out.append(text[start:])
+    return [s for s in out if s]
+
+
+def split_long(sentence: str, max_chars: int) -> list[str]:
+    """A sentence over the limit is cut at its line ends (the last-resort split point)."""
+    if len(sentence) <= max_chars or "\n" not in sentence:
+        return [sentence]
+    lines = sentence.splitlines(keepends=True)
+    out, cur = [], ""
+    for line in lines:
+        if cur and len(cur) + len(line) > max_chars:
+            out.append(cur)
+            cur = ""
+        cur += line
+    if cur:
+        out.append(cur)
+    return out
+
+
+def sentence_pieces(element: Element, text: str, policy: Policy) -> list[Piece]:
+    parts: list[str] = []
+    for sentence in split_sentences(text, policy.sentence_ends):
+        parts.extend(split_long(sentence, policy.max_chars))
+    return [Piece(p, (element,), joins_previous=i > 0) for i, p in enumerate(parts)] or [Piece("", (element,))]
+
+
+# ---- tables -------------------------------------------------------------------------------------
+def table_rows(e: Element) -> list[str]:
+    """Row by row: `| a | b |` from the source's cells when it gave them, else its text lines."""
+    rows = e.attr("rows")
+    if rows:
+        out = []
+        for row in rows:
+            cells = row if isinstance(row, (list, tuple)) else (row,)
+            out.append("| " + " | ".join(_cell_text(c) for c in cells) + " |")
+        return out
+    return [line.strip() for line in e.text.splitlines() if line.strip()]
+
+
+def _cell_text(cell: Any) -> str:
+    if cell is None:
+        return ""
+    if isinstance(cell, tuple) and cell and all(isinstance(p, tuple) and len(p) == 2 for p in cell):
+        cell = dict(cell).get("text", "")
+    return " ".join(str(cell).split()).replace("|", "｜")
