@@ -36,7 +36,8 @@ from core.review.reanchor import (
     ELEMENT_REFS, AnchorPlan, Unanchored, anchor_of, is_reviewer_element_id, old_element_lookup,
     plan_reanchoring, reviewer_element_id,
 )
-from core.store.workspace import StoredEvent, Workspace
+from core.store.records import StoredEvent
+from core.store.workspace import Workspace
 
 TextReader = Callable[[int, BBox], str]
 

@@ -15,7 +15,8 @@ from core.review.corrections import (
     REVIEW_STATUSES, corrected_view, element_pages, event_page, events_in_effect, machine_document,
 )
 from core.model import Document
-from core.store.workspace import StoredEvent, Workspace
+from core.store.records import StoredEvent
+from core.store.workspace import Workspace
 
 UNREVIEWED, IN_PROGRESS, REVIEWED = REVIEW_STATUSES
 

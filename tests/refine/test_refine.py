@@ -11,7 +11,7 @@ from core.categories import Category
 from core.ingest.pdf import parse_pdf
 from core.model import Document, Element, Page, freeze_attrs
 from core.refine import rules as R
-from core.store.workspace import doc_id_for, sha256_of
+from core.store.records import doc_id_for, sha256_of
 from pdf_builders import build_pdf, html, paragraph, text
 from truth_match import format_table, load_truth, recall_by_category
 

@@ -20,7 +20,8 @@ from core.review.corrections import (
 from core.errors import StaleView
 from core.model import Document, Element, Page
 from core.review.reanchor import reviewer_element_id
-from core.store.workspace import StoredEvent, Workspace
+from core.store.records import StoredEvent
+from core.store.workspace import Workspace
 from review_fixtures import by_text, picture
 
 REPO = Path(__file__).resolve().parents[2]
