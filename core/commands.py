@@ -81,7 +81,8 @@ def cli_forms(args: argparse.Namespace, ws: Workspace) -> int:
 
 def cli_correct(args: argparse.Namespace, ws: Workspace) -> int:
     """`python -m core correct DOC_ID --events FILE.jsonl`: the stored events, one JSON line each."""
-    from core.review.corrections import BadEvent, parse_jsonl, record_events
+    from core.review.corrections import record_events
+    from core.review.events import BadEvent, parse_jsonl
 
     path = Path(args.events)
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from core.ingest.pdf import parse_pdf
 from core.model import Document, Element, Page, freeze_attrs
-from core.store.workspace import doc_id_for, sha256_of
+from core.store.records import doc_id_for, sha256_of
 from pdf_builders import build_pdf, paragraph, text
 
 

@@ -12,7 +12,8 @@ import pymupdf
 
 from core.categories import Category
 from core.model import Document, Element, Page, element_id
-from core.store.workspace import Workspace, doc_id_for, sha256_of
+from core.store.records import doc_id_for, sha256_of
+from core.store.workspace import Workspace
 
 # (category, text, (x, baseline y), font size); one element per line
 LINES = [

@@ -16,7 +16,8 @@ import streamlit as st
 
 from core.review.corrections import corrected_document
 from core.model import Document
-from core.store.workspace import DocumentRecord, Workspace, workspace_root
+from core.store.records import DocumentRecord, workspace_root
+from core.store.workspace import Workspace
 
 DOC_KEY = "rli:doc_id"
 REVIEWER_KEY = "rli:reviewer"

@@ -21,7 +21,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from core.errors import BadInput, UnknownDocument
 from core.geometry import iou
 from core.model import BBox, Chunk, Document, Element, make_bbox
-from core.store.workspace import Workspace, now_iso
+from core.store.records import now_iso
+from core.store.workspace import Workspace
 from core.text import squash
 
 GOLD_SCHEMA = "gold/v1"

@@ -20,7 +20,8 @@ from core.errors import BadInput, CorruptPdf, EmptyFile, FileTooLarge, Malformed
 from core.ingest import azure, docling, textract
 from core.ingest.import_base import ImportContext
 from core.model import Document
-from core.store.workspace import DocumentRecord, Workspace, doc_id_for, sha256_of
+from core.store.records import DocumentRecord, doc_id_for, sha256_of
+from core.store.workspace import Workspace
 
 FORMATS: dict[str, tuple[Callable[[Any], bool], Callable[[Mapping[str, Any], ImportContext], Document]]] = {
     "docling": (docling.looks_like_docling, docling.to_document),

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import FileTooLarge
-from core.store.workspace import DocumentRecord, Workspace, doc_id_for, sha256_of
+from core.store.records import DocumentRecord, doc_id_for, sha256_of
+from core.store.workspace import Workspace
 
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024  # 200 MiB; override with RLI_MAX_UPLOAD_MB
 ENGINES = ("layout", "fast")

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from core.geometry import coverage, iou
 from core.model import BBox, Document, Element, make_bbox
-from core.store.workspace import StoredEvent
+from core.store.records import StoredEvent
 
 # payload keys that hold element ids, per event kind
 ELEMENT_REFS: dict[str, tuple[str, ...]] = {

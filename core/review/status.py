@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from core.review.corrections import (
-    REVIEW_STATUSES, corrected_view, element_pages, event_page, events_in_effect, machine_document,
-)
+from core.review.corrections import corrected_view, machine_document
+from core.review.describe import element_pages, event_page
+from core.review.events import REVIEW_STATUSES, events_in_effect
 from core.model import Document
-from core.store.workspace import StoredEvent, Workspace
+from core.store.records import StoredEvent
+from core.store.workspace import Workspace
 
 UNREVIEWED, IN_PROGRESS, REVIEWED = REVIEW_STATUSES
 
@@ -99,7 +100,7 @@ class AuditRow:
 
 def audit_log(ws: Workspace, doc_id: str) -> list[AuditRow]:
     """Who changed what and when, newest last, with whether each event is still in effect."""
-    from core.review.corrections import describe
+    from core.review.describe import describe
 
     view = corrected_view(ws, doc_id)
     events = ws.events(doc_id)

@@ -3,7 +3,7 @@
 `WorkspaceStore` lists what the rest of the code (core/, ui/, pages/) calls on a workspace, each
 with the guarantee callers rely on. `core.store.workspace.Workspace` (SQLite, WAL) is the default
 implementation; tests/store/test_store_interface.py checks that it has every method here with the
-same parameters.
+same parameters. The records it returns are in core/store/records.py, shared by every backend.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
 from core.model import Document
-from core.store.workspace import DocumentRecord, StoredEvent
+from core.store.records import DocumentRecord, StoredEvent
 
 
 @runtime_checkable

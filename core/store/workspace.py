@@ -2,25 +2,24 @@
 
 This is the only stateful part of the loop. It persists the machine Document (never recomputed on
 reopen), the append-only correction log, gold items and derived blobs (figure crops). Every write
-is one transaction, so a process killed mid-save loses nothing it had confirmed.
+is one transaction, so a process killed mid-save loses nothing it had confirmed. The records it
+returns and the id helpers are backend-neutral and live in core/store/records.py.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
 import time
 import zlib
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
 from core.errors import StaleView, UnknownDocument
 from core.model import Document
+from core.store.records import DocumentRecord, StoredEvent, now_iso, workspace_root
 
-DEFAULT_WORKSPACE = "workspace"
 SCHEMA_VERSION = 1
 
 _SCHEMA = """
@@ -65,52 +64,6 @@ CREATE TABLE IF NOT EXISTS blobs (
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-
-
-@dataclass(frozen=True)
-class DocumentRecord:
-    doc_id: str
-    sha256: str
-    source: str
-    engine: str
-    page_count: int
-    size_bytes: int
-    created_at: float
-    updated_at: float
-
-
-@dataclass(frozen=True)
-class StoredEvent:
-    seq: int  # position in the whole log; an event's id is its seq as a string
-    doc_id: str
-    kind: str
-    payload: Mapping[str, Any]
-    actor: str
-    at: str
-    base: int
-
-    @property
-    def event_id(self) -> str:
-        return str(self.seq)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.payload, "id": self.event_id, "actor": self.actor, "at": self.at, "base": self.base}
-
-
-def sha256_of(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def doc_id_for(sha256: str) -> str:
-    return sha256[:16]
-
-
-def workspace_root(explicit: str | os.PathLike | None = None) -> Path:
-    return Path(explicit or os.environ.get("RLI_WORKSPACE") or DEFAULT_WORKSPACE)
-
-
-def now_iso() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 class Workspace:

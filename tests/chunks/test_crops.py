@@ -12,7 +12,8 @@ from PIL import Image
 from core.categories import Category
 from core.chunks.crops import ZOOM, attach_crops, crop_plan, crop_ref_for, ensure_crops, with_image_refs
 from core.model import Document, Element, Page, element_id
-from core.store.workspace import Workspace, doc_id_for, sha256_of
+from core.store.records import doc_id_for, sha256_of
+from core.store.workspace import Workspace
 from apptest_helpers import sample_workspace  # noqa: F401,E402  (a fixture)
 
 C = Category

@@ -11,7 +11,8 @@ import pytest
 from core.forms import fields as forms
 from core.categories import Category
 from core.cli import main as cli_main
-from core.review.corrections import corrected_document, record_events, undo_last
+from core.review.corrections import corrected_document, record_events
+from core.review.undo import undo_last
 from core.forms.fields import FormField, extract_fields, form_chunks, infer_value_type, query_phrasings
 from core.ingest.pipeline import ingest_bytes, ingest_path
 from core.model import Document, Element, Page

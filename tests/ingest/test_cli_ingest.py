@@ -10,7 +10,8 @@ from pathlib import Path
 import pymupdf
 
 from core.cli import main
-from core.store.workspace import Workspace, doc_id_for, sha256_of
+from core.store.records import doc_id_for, sha256_of
+from core.store.workspace import Workspace
 from pdf_builders import build_pdf, paragraph
 
 ROOT = Path(__file__).resolve().parents[2]

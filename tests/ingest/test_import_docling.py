@@ -165,7 +165,7 @@ def test_with_a_pdf_the_pdf_is_stored_and_the_doc_id_comes_from_it(tmp_path):
     ws = Workspace(tmp_path)
     pdf = pdf_with_texts((595, 842), PLACED, pages=2)
     result = import_file(ws, FIXTURE, "docling", pdf=pdf)
-    from core.store.workspace import doc_id_for, sha256_of
+    from core.store.records import doc_id_for, sha256_of
 
     assert result.record.doc_id == doc_id_for(sha256_of(pdf))
     assert ws.document_pdf(result.record.doc_id).read_bytes() == pdf

@@ -6,7 +6,7 @@ import pytest
 
 from core.ingest.pdf import parse_pdf
 from core.refine.rules import RULE_NAMES, refine
-from core.store.workspace import doc_id_for, sha256_of
+from core.store.records import doc_id_for, sha256_of
 from refine_fixtures import furnished
 from truth_match import format_table, load_truth, recall_by_category
 

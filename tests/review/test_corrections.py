@@ -12,15 +12,16 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from core import cli
 from core.categories import Category
-from core.review.corrections import (
-    BadEvent, NothingToUndo, ReplayCache, corrected_document,
-    corrected_view, describe, events_in_effect, record_events, redo_last, replay, undo_last,
-    undo_state,
-)
+from core.review.corrections import corrected_document, corrected_view, record_events
+from core.review.describe import describe
+from core.review.events import BadEvent, events_in_effect
+from core.review.replay import ReplayCache, replay
+from core.review.undo import NothingToUndo, redo_last, undo_last, undo_state
 from core.errors import StaleView
 from core.model import Document, Element, Page
 from core.review.reanchor import reviewer_element_id
-from core.store.workspace import StoredEvent, Workspace
+from core.store.records import StoredEvent
+from core.store.workspace import Workspace
 from review_fixtures import by_text, picture
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,7 +1,8 @@
-from core.review.corrections import record_events, undo_last
+from core.review.corrections import record_events
 from core.review.status import (
     IN_PROGRESS, REVIEWED, UNREVIEWED, next_page_to_review, review_progress, review_status,
 )
+from core.review.undo import undo_last
 from review_fixtures import by_text, picture
 
 

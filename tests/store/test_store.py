@@ -6,7 +6,8 @@ import pytest
 from core.categories import Category
 from core.errors import StaleView, UnknownDocument
 from core.model import Document, Element, Page, freeze_attrs
-from core.store.workspace import Workspace, doc_id_for, sha256_of
+from core.store.records import doc_id_for, sha256_of
+from core.store.workspace import Workspace
 
 
 def make_doc(engine="fast", text="本文") -> Document:
