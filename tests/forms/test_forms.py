@@ -8,15 +8,21 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from core.forms import fields as forms
 from core.categories import Category
 from core.cli import main as cli_main
 from core.review.corrections import corrected_document, record_events, undo_last
-from core.forms.fields import FormField, extract_fields, form_chunks, infer_value_type, query_phrasings
+from core.forms.field_edits import edit_events, field_at, field_status, toggle_events
+from core.forms.fields import extract_fields
+from core.forms.form_events import apply_form_events
+from core.forms.form_chunks import field_text, form_chunks, query_phrasings
+from core.forms.form_field import FormField, infer_value_type
+from core.forms.labels import form_signal, label_candidates, mark_label
+from core.forms.pair_fields import field_from_pair
 from core.ingest.pipeline import ingest_bytes, ingest_path
 from core.model import Document, Element, Page
 from core.chunks.policy import DEFAULT
 from core.forms.redaction import REDACTED
+from core.forms.units import page_units
 
 ROOT = Path(__file__).resolve().parents[2]
 FORMS_DIR = ROOT.parent / "shared" / "realdata" / "pdfs" / "forms"
@@ -113,7 +119,7 @@ def test_an_empty_widget_is_kept_as_an_empty_value(acro):
     ws, doc_id = acro
     f = by_key(extract_fields(corrected_document(ws, doc_id)), "承認日")
     assert (f.value, f.value_type) == ("", "empty_value")
-    assert "値: 空欄" in forms.field_text(f)
+    assert "値: 空欄" in field_text(f)
 
 
 def test_a_radio_group_is_one_field_valued_by_the_chosen_label_and_each_option_is_a_mark(acro):
@@ -210,7 +216,7 @@ def test_set_value_redact_unredact_and_unpair_are_replayed_and_survive_a_restart
 
 def test_events_for_a_field_that_is_gone_are_reported_not_silently_dropped():
     doc = Document("0123456789abcdef", "x.pdf", "0" * 64, "fast", (Page(1, 595, 842),))
-    fields, skipped = forms.apply_form_events(doc, (), [{"kind": "redact", "field": "nope"}])
+    fields, skipped = apply_form_events(doc, (), [{"kind": "redact", "field": "nope"}])
     assert fields == () and len(skipped) == 1 and "nope" in skipped[0].reason
 
 
@@ -265,7 +271,6 @@ def test_geometry_keeps_empty_boxes_and_groups_check_boxes_under_their_row_label
 
 
 def test_a_check_box_takes_the_label_on_its_left_when_none_is_on_its_right():
-    from core.forms import geometry as fg
 
     doc_id = "0123456789abcdef"
     label = Element("l1", 1, 0, Category.TEXT, (100, 100, 300, 112), "check here", "fast")
@@ -274,8 +279,8 @@ def test_a_check_box_takes_the_label_on_its_left_when_none_is_on_its_right():
     fields = extract_fields(doc)
     assert [(f.key, f.selection_state, f.source_element_ids) for f in fields] == \
         [("check here", "unselected", ("l1", "m1"))]
-    units = fg.page_units(doc, doc.page(1))
-    assert fg.mark_label(mark.bbox, fg.label_candidates(units), set()).id == "l1"
+    units = page_units(doc, doc.page(1))
+    assert mark_label(mark.bbox, label_candidates(units), set()).id == "l1"
 
 
 def test_prose_pages_yield_no_fields():
@@ -309,9 +314,9 @@ def test_imported_key_value_pairs_become_fields_including_empty_ones_and_marks()
 def test_field_from_pair_is_what_importers_and_reviewers_build():
     k = Element("k", 2, 0, Category.TEXT, (10, 10, 40, 20), "金額：", "docling")
     v = Element("v", 2, 1, Category.TEXT, (50, 10, 90, 20), "12,000円", "docling")
-    f = forms.field_from_pair("0123456789abcdef", k, v, confidence=0.7)
+    f = field_from_pair("0123456789abcdef", k, v, confidence=0.7)
     assert (f.page, f.key, f.value, f.value_type, f.source_element_ids) == (2, "金額", "12,000円", "number", ("k", "v"))
-    assert f.id == forms.field_from_pair("0123456789abcdef", k, v).id
+    assert f.id == field_from_pair("0123456789abcdef", k, v).id
 
 
 @pytest.mark.parametrize("value,kind", [("", "empty_value"), ("  ", "empty_value"), ("2026年4月15日", "date"),
@@ -330,10 +335,10 @@ def _field(**kw) -> FormField:
 
 
 def test_retrieval_text_says_states_and_empty_values_in_words():
-    assert "状態: 対象 は 選択されている" in forms.field_text(_field())
-    assert "状態: 対象 は 選択されていない" in forms.field_text(_field(selection_state="unselected"))
+    assert "状態: 対象 は 選択されている" in field_text(_field())
+    assert "状態: 対象 は 選択されていない" in field_text(_field(selection_state="unselected"))
     empty = _field(key="承認日", value_type="empty_value", selection_state="unknown")
-    assert forms.field_text(empty) == "項目: 承認日\n値: 空欄"
+    assert field_text(empty) == "項目: 承認日\n値: 空欄"
     assert query_phrasings(empty) == ("承認日 が空欄", "承認日 未入力")
     assert query_phrasings(_field()) == ("対象 を選択", "対象 がチェック済み")
     assert "対象 が未チェック" in query_phrasings(_field(selection_state="unselected"))
@@ -444,11 +449,11 @@ def test_toggling_a_radio_option_selects_it_and_clears_the_chosen_one(acro):
     fields = extract_fields(doc)
     cash = by_key(fields, "現金", "selection_mark")
     transfer = by_key(fields, "振込", "selection_mark")
-    events = forms.toggle_events(doc, fields, cash)
+    events = toggle_events(doc, fields, cash)
     assert events == [{"kind": "set_selection", "target": cash.value_ref, "state": "selected"},
                       {"kind": "set_selection", "target": transfer.value_ref, "state": "unselected"}]
     box = by_key(fields, "交通費")
-    assert forms.toggle_events(doc, fields, box) == [
+    assert toggle_events(doc, fields, box) == [
         {"kind": "set_selection", "target": box.value_ref, "state": "unselected"}]
 
 
@@ -458,8 +463,8 @@ def test_a_click_finds_the_smallest_field_box_under_it(acro):
     box = by_key(fields, "交通費")
     x = (box.value_bbox[0] + box.value_bbox[2]) / 2
     y = (box.value_bbox[1] + box.value_bbox[3]) / 2
-    assert forms.field_at(fields, 1, x, y).id == box.id
-    assert forms.field_at(fields, 1, 590, 830) is None
+    assert field_at(fields, 1, x, y).id == box.id
+    assert field_at(fields, 1, 590, 830) is None
 
 
 def test_table_edits_turn_into_only_the_events_that_changed(acro):
@@ -467,13 +472,13 @@ def test_table_edits_turn_into_only_the_events_that_changed(acro):
     doc = corrected_document(ws, doc_id)
     fields = extract_fields(doc)
     name = by_key(fields, "氏名")
-    assert forms.edit_events(doc, fields, name, value=REDACTED, redacted=True) == []
-    assert forms.edit_events(doc, fields, name, value="山田 次郎", redacted=False) == [
+    assert edit_events(doc, fields, name, value=REDACTED, redacted=True) == []
+    assert edit_events(doc, fields, name, value="山田 次郎", redacted=False) == [
         {"kind": "set_value", "field": name.id, "value": "山田 次郎"}, {"kind": "unredact", "field": name.id}]
     label = next(e for e in doc.elements() if e.text == "出張先")
-    assert forms.edit_events(doc, fields, name, key_element=label.id) == [
+    assert edit_events(doc, fields, name, key_element=label.id) == [
         {"kind": "pair", "key": label.id, "value": name.value_ref}]
-    assert forms.field_status(name) == "redacted" and forms.field_status(by_key(fields, "承認日")) == "empty"
+    assert field_status(name) == "redacted" and field_status(by_key(fields, "承認日")) == "empty"
 
 
 @pytest.mark.parametrize("relative", ["pdfs/ja/kyokuyo_kessan_tanshin_H26_p15_twotables.pdf",
@@ -501,16 +506,15 @@ def test_the_sample_regulation_has_no_form_fields(tmp_path):
 
 
 def test_dates_with_colons_in_a_timeline_do_not_make_a_page_a_form():
-    from core.forms import geometry as fg
 
     lines = [Element(f"t{i}", 1, i, Category.TEXT, (60, 100 + 20 * i, 140, 112 + 20 * i), f"20{17 + i}年{i + 1}月:",
                      "fast") for i in range(4)]
     page = Page(1, 595, 842, elements=tuple(lines))
     doc = Document("0123456789abcdef", "x.pdf", "0" * 64, "fast", (page,))
-    assert not fg.form_signal(page, fg.page_units(doc, page))
+    assert not form_signal(page, page_units(doc, page))
     labels = [replace(e, text=t) for e, t in zip(lines, ("氏名:", "住所:", "電話:", "備考:"))]
     page = Page(1, 595, 842, elements=tuple(labels))
-    assert fg.form_signal(page, fg.page_units(replace(doc, pages=(page,)), page))
+    assert form_signal(page, page_units(replace(doc, pages=(page,)), page))
 
 
 # ---- US-style ruled rows (tiny flattened PDFs drawn in code) ----------------------------------
@@ -620,7 +624,6 @@ def test_the_header_row_of_a_printed_code_table_is_not_a_field(tmp_path):
 @pytest.mark.parametrize("tick,font,state", [("G", "ZapfDingbats", "selected"), ("✓", "Helvetica", "selected"),
                                               ("1", "Helvetica", "unknown")])
 def test_a_dingbat_or_symbol_inside_an_unknown_square_checks_it_but_a_digit_does_not(tick, font, state):
-    from core.forms import geometry as fg
     from core.model import freeze_attrs
 
     square = Element("s1", 1, 0, Category.DECORATIVE, (73, 503, 90, 520), "", "fast",
@@ -629,5 +632,5 @@ def test_a_dingbat_or_symbol_inside_an_unknown_square_checks_it_but_a_digit_does
                     attrs=freeze_attrs({"fonts": (font,)}))
     label = Element("l1", 1, 2, Category.TEXT, (101, 506, 189, 518), "Bachelor's degree", "fast")
     doc = Document("0123456789abcdef", "x.pdf", "0" * 64, "fast", (Page(1, 612, 792, elements=(square, glyph, label)),))
-    marks = [u for u in fg.page_units(doc, doc.page(1)) if u.kind == "mark"]
+    marks = [u for u in page_units(doc, doc.page(1)) if u.kind == "mark"]
     assert [m.state for m in marks] == [state]
