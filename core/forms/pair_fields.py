@@ -15,7 +15,7 @@ from core.forms.widget_fields import widget_value_text
 from core.model import Document, Element, Page, SELECTION_STATES
 
 
-# ---- 2. imported key/value pairs -----------------------------------------------------------
+# ---- source 2 (core.forms.fields): imported key/value pairs ----------------------------------
 def field_from_pair(doc_id: str, key: Element | Unit | None, value: Element | Unit | None,
                     source: str = "import", confidence: float | None = None,
                     key_text: str | None = None, value_text: str | None = None) -> FormField:
@@ -98,7 +98,7 @@ def import_fields(doc: Document, page: Page, units: Sequence[Unit]) -> list[Form
     return out
 
 
-# ---- 3. geometry ----------------------------------------------------------------------------
+# ---- source 3 (core.forms.fields): geometry --------------------------------------------------
 def geometry_fields(doc: Document, page: Page, units: Sequence[Unit], taken: set[str]) -> list[FormField]:
     """Fields of a flattened or scanned form page, from core.forms.pairing."""
     out: list[FormField] = []
