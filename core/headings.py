@@ -1,6 +1,6 @@
 """Heading depth from numbering: how deep in the section tree a title or section header sits.
 
-On the ground floor so any stage may ask it: the form fields' section paths (core/forms/geometry.py)
+On the ground floor so any stage may ask it: the form fields' section paths (core/forms/units.py)
 nest by it, and the chunker's numbering styles (core/chunks/sections.py) share its numerals.
 """
 from __future__ import annotations

@@ -12,8 +12,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.forms import fields as forms
-from core.forms.fields import STATUS_COLOURS, STATUS_LABELS, FormField
+from core.forms.field_edits import STATUS_COLOURS, STATUS_LABELS, edit_events, field_at, field_status, toggle_events
+from core.forms.fields import extract_fields
+from core.forms.form_chunks import form_chunks
+from core.forms.form_events import element_id_of
+from core.forms.form_field import FormField
 from core.geometry import center
 from core.model import Document, Element
 from core.chunks.policy import DEFAULT
@@ -36,7 +39,7 @@ def _key(name: str, doc_id: str) -> str:
 # ---- the fields (derived from the corrected document, cached per view version) ---------------
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _fields(version: tuple, _doc: Document) -> tuple[FormField, ...]:
-    return forms.extract_fields(_doc)
+    return extract_fields(_doc)
 
 
 def document_fields(doc: Document) -> tuple[FormField, ...]:
@@ -49,7 +52,7 @@ def field_overlays(fields: list[FormField], picked: tuple[str | None, str | None
     boxes: list[Box] = []
     lines: list[Line] = []
     for f in fields:
-        colour = STATUS_COLOURS[forms.field_status(f)]
+        colour = STATUS_COLOURS[field_status(f)]
         if f.key_bbox:
             boxes.append(Box(f.key_bbox, colour, "", fill_alpha=30, width=2))
         if f.value_bbox:
@@ -86,7 +89,7 @@ def choose(doc_id: str, key: str | None, value: str | None) -> None:
 
 def handle_click(doc: Document, fields: list[FormField], number: int, x: float, y: float, mode: str) -> None:
     if mode == TOGGLE:
-        hit = forms.field_at([f for f in fields if f.is_selection], number, x, y)
+        hit = field_at([f for f in fields if f.is_selection], number, x, y)
         if hit is not None:
             toggle(doc, fields, hit)
         return
@@ -101,7 +104,7 @@ def handle_click(doc: Document, fields: list[FormField], number: int, x: float, 
 
 
 def toggle(doc: Document, fields: list[FormField], f: FormField) -> None:
-    events = forms.toggle_events(doc, fields, f)
+    events = toggle_events(doc, fields, f)
     if events:
         new = events[0]["state"]
         save(doc.doc_id, events, f"{f.key or 'check box'} → {new}")
@@ -142,7 +145,7 @@ def pair_tools(doc: Document, number: int, fields: list[FormField]) -> None:
         choose(doc.doc_id, key_id, chosen)
         st.rerun()
     key, value = index.get(key_id or ""), index.get(value_id or "")
-    current = next((f for f in fields if key_id and forms._el(f.key_ref) == key_id), None) or \
+    current = next((f for f in fields if key_id and element_id_of(f.key_ref) == key_id), None) or \
         next((f for f in fields if value_id and f.value_ref == value_id), None)
     pair_col, unpair_col, clear_col = st.columns(3)
     pair_col.button("Pair", key="rli:forms:pair", type="primary", width="stretch",
@@ -189,7 +192,7 @@ def field_table(doc: Document, fields: list[FormField], number: int, in_conflict
     )
     events: list[dict] = []
     for f, (_, before), (_, after) in zip(fields, frame.iterrows(), edited.iterrows()):
-        events += forms.edit_events(
+        events += edit_events(
             doc, fields, f,
             value=str(after["value"] or "") if _changed(before["value"], after["value"]) else None,
             state=after["state"] if _changed(before["state"], after["state"]) else None,
@@ -213,7 +216,7 @@ def _changed(before, after) -> bool:
 
 def chunk_preview(doc: Document, fields: list[FormField], number: int) -> None:
     """The page's form chunks exactly as the exports write them (values redacted)."""
-    chunks = [c for c in forms.form_chunks(doc, forms.extract_fields(doc), DEFAULT) if c.start_page <= number <= c.end_page]
+    chunks = [c for c in form_chunks(doc, extract_fields(doc), DEFAULT) if c.start_page <= number <= c.end_page]
     with st.expander(f"Form chunks on this page, as exported ({len(chunks)})"):
         for c in chunks:
             st.caption(f"{c.id} · {' > '.join(c.section_path) or '(no section)'}")
@@ -232,7 +235,7 @@ def page_nav(doc: Document, number: int) -> None:
 def summary(fields: tuple[FormField, ...]) -> None:
     counts = {s: 0 for s in STATUS_LABELS}
     for f in fields:
-        counts[forms.field_status(f)] += 1
+        counts[field_status(f)] += 1
     cols = st.columns(len(counts) + 1)
     cols[0].metric("fields", len(fields))
     for col, (status, n) in zip(cols[1:], counts.items()):

@@ -29,7 +29,8 @@ from core.geometry import coverage
 from core.model import Chunk, Document, Element, SourceRef, freeze_attrs
 from core.chunks.naive import naive_chunks
 from core.chunks.policy import Action, Policy, load_policy
-from core.forms.fields import extract_fields, form_chunks
+from core.forms.fields import extract_fields
+from core.forms.form_chunks import form_chunks
 from core.forms.redaction import REDACTED, rules_from_policy
 
 __all__ = ["build_chunks", "naive_chunks", "document_evidence", "layout_chunks",
@@ -357,7 +358,7 @@ _MARK_GLYPHS = set("☐☑☒□■✓✔○◉●◯")
 
 
 def form_pages(doc: Document) -> frozenset[int]:
-    """Pages that are forms. core.forms.fields chunks those pages' fields; elsewhere its key/value pairs
+    """Pages that are forms. core.forms.form_chunks chunks those pages' fields; elsewhere its key/value pairs
     are guesses over ordinary text (a captioned data table, a flow chart) and the text path keeps
     them. A form page has, inside the page: an AcroForm widget or form field, a check-box glyph
     (☐ ☑ …), or at least three drawn check boxes outside any picture (drawn squares inside a
@@ -383,13 +384,13 @@ def form_pages(doc: Document) -> frozenset[int]:
 
 @dataclass(frozen=True)
 class FormSplit:
-    chunks: tuple[Chunk, ...]  # core.forms.fields' chunks of the form pages
+    chunks: tuple[Chunk, ...]  # core.forms.form_chunks' chunks of the form pages
     skip: frozenset[str]  # elements those chunks speak for: kept out of the text path
     masked: Document  # the document with every redacted value replaced, for the text path
 
 
 def form_split(doc: Document, policy: Policy, fields: Sequence[Any] | None = None) -> FormSplit:
-    """Who chunks what: core.forms.fields the fields of form pages, the text path everything else, with
+    """Who chunks what: core.forms.form_chunks the fields of form pages, the text path everything else, with
     every redacted value masked wherever it appears on its page (no redacted value reaches text)."""
     if fields is None:
         fields = form_fields(doc, policy)
@@ -445,8 +446,8 @@ def mask_redacted(doc: Document, fields: Sequence[Any]) -> Document:
 def build_chunks(doc: Document, policy: Policy | str, *, fields: Sequence[Any] | None = None) -> tuple[Chunk, ...]:
     """The chunks of a (corrected) Document under a policy. Pure and deterministic.
 
-    `fields`: the document's form fields (core.forms.fields.FormField), when the caller has them already;
-    by default core.forms.fields extracts them. On form pages, form elements are chunked by core.forms.fields
+    `fields`: the document's form fields (core.forms.form_field.FormField), when the caller has them already;
+    by default core.forms.fields extracts them. On form pages, form elements are chunked by core.forms.form_chunks
     (one chunk per form section); redacted values are masked everywhere, naive chunks included."""
     policy = load_policy(policy)
     split = form_split(doc, policy, fields)

@@ -50,7 +50,7 @@ def docling_export_for(ws: Any, doc_id: str) -> dict[str, Any]:
 
 
 def export_docling(doc: Document, fields: Sequence[Any] | None = None) -> dict[str, Any]:
-    """DoclingDocument JSON of `doc`. `fields` are core.forms.fields FormFields (default: extracted from `doc`)."""
+    """DoclingDocument JSON of `doc`. `fields` are core.forms.form_field FormFields (default: extracted from `doc`)."""
     if fields is None:
         from core.forms.fields import extract_fields
 

@@ -2,7 +2,7 @@
 
 A field whose key matches a sensitive pattern is exported with its value replaced by `[REDACTED]`;
 the key and the boxes stay so a citation can still be highlighted. The reviewer can redact or
-unredact any single field on top of this (events `redact` / `unredact`, applied in core.forms.fields).
+unredact any single field on top of this (events `redact` / `unredact`, applied in core.forms.form_events).
 """
 from __future__ import annotations
 

@@ -39,7 +39,7 @@ def layout_drafts(page: pymupdf.Page, facts: PageFacts, groups: Sequence[ModelBo
             if rows:
                 attrs.update(rows=rows, n_rows=len(rows), n_cols=max(len(r) for r in rows))
                 text = "\n".join(" | ".join(r) for r in rows)
-            # "lines" kept: a form's ruled key|value grid is read from them (core.forms.geometry)
+            # "lines" kept: a form's ruled key|value grid is read from them (core.forms.units)
         elif category is Category.PICTURE:
             hit = next((ident for b, ident in facts.images if overlap_area(b, box) > 0.5 * area(b)), None)
             attrs["kind"] = "image" if hit else "vector"

@@ -200,7 +200,7 @@ def _document_meta(opened: OpenedPdf, reads: _PageReads, body: float, started: f
 
 def _rulings(facts_list: Sequence[PageFacts]) -> FrozenMap:
     # horizontal (y, x0, x1) and vertical (x, y0, y1) strokes per page: boxes, cells and
-    # underlines that locate a flattened form's values, empty ones included (core.forms.geometry)
+    # underlines that locate a flattened form's values, empty ones included (core.forms.rulings)
     rulings = {str(f.number): {"h": tuple((round(y, 1), round(a, 1), round(b, 1)) for y, a, b, _ in f.vectors.hsegs[:4000]),
                                "v": tuple((round(x, 1), round(a, 1), round(b, 1)) for x, a, b, _ in f.vectors.vsegs[:4000])}
                for f in facts_list if f.vectors.hsegs or f.vectors.vsegs}

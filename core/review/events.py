@@ -185,7 +185,7 @@ def _pair_names_a_key_and_a_value_element(c: _EventCheck) -> None:
 
 
 def _field_event_names_a_field(c: _EventCheck) -> None:
-    """unpair, set_value, redact, unredact: what a form field is belongs to core/forms/fields.py."""
+    """unpair, set_value, redact, unredact: the field is the forms stage's (core/forms/form_events.py)."""
     if not isinstance(c.event.get("field"), str) or not c.event["field"]:
         raise BadEvent(f"{c.kind} needs 'field': a form field id (`python -m core forms DOC` lists them)")
     if c.kind == "set_value" and not isinstance(c.event.get("value"), str):

@@ -1,7 +1,7 @@
 """Replay: the reviewer's events in effect applied, one by one, over the machine Document.
 
 Element kinds are applied here; form kinds (pair, unpair, set_value, redact, unredact) are
-applied by core/forms/fields.py over the corrected Document, so replay passes them over.
+applied by core/forms/form_events.py over the corrected Document, so replay passes them over.
 Every element an event touches gets `reviewer:<kind>` in its `rules`. An event whose element no
 longer exists (deleted earlier, or unanchored after a re-ingest) changes nothing; `skipped` lists it.
 `ReplayCache` keeps corrected Documents per log head and extends them with later events.
@@ -85,7 +85,7 @@ def apply_event(
     `where` (updated in place) saves a scan of the document per event during a replay."""
     kind = event.get("kind")
     if kind in FORM_KINDS:
-        # carried on the Document (meta "form_events") for core/forms/fields.py to apply, so chunks and
+        # carried on the Document (meta "form_events") for core/forms/form_events.py to apply, so chunks and
         # every export built from the corrected Document see pairs and redactions too
         from core.model import freeze_attrs
         carried = dict(doc.meta).get("form_events", ()) + (freeze_attrs({**event, "id": event_id}),)

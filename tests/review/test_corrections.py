@@ -126,7 +126,7 @@ def test_form_and_review_events_do_not_change_elements_and_form_events_ride_alon
     corrected = corrected_document(ws, doc.doc_id)
     assert corrected.pages == ws.load_machine_document(doc.doc_id).pages
     [carried] = corrected.meta_value("form_events")
-    assert dict(carried)["kind"] == "set_value"  # for core/forms/fields.py to apply
+    assert dict(carried)["kind"] == "set_value"  # for core/forms/form_events.py to apply
 
 
 # ---- undo and redo ---------------------------------------------------------------------------

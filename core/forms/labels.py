@@ -1,0 +1,204 @@
+"""Labels and key candidates: the text that names a widget, a mark or a radio group, the text
+that can be a field's key, and the signs that a page is a form at all.
+"""
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from core.categories import Category
+from core.forms.rulings import Rulings
+from core.forms.units import Unit, same_row, strip_mark_glyphs
+from core.geometry import contains, overlap_area
+from core.model import BBox, Page
+
+C = Category
+
+# categories whose units can be a key (a heading or a footnote is not a field label)
+KEY_CATEGORIES = (C.TEXT, C.LIST_ITEM, C.FORM_FIELD, C.TABLE)
+MAX_KEY_CHARS = 40
+
+
+# ---- labels for widgets and marks ---------------------------------------------------------------
+WORDY = re.compile(r"[^\W\d_]", re.UNICODE)
+
+
+def row_box(u: Unit, target: BBox) -> BBox:
+    """The box of `u` on `target`'s row: its line there when it is a paragraph, else its box."""
+    for box in u.rows:
+        if same_row(box, target):
+            return box
+    return u.bbox
+
+
+def label_candidates(units: Sequence[Unit], exclude: Sequence[BBox] = ()) -> list[Unit]:
+    out = []
+    for u in units:
+        if u.kind != "text" or not WORDY.search(strip_mark_glyphs(u.text)):
+            continue
+        if any(overlap_area(u.bbox, b) > 0.6 * max(overlap_area(u.bbox, u.bbox), 1e-6) for b in exclude):
+            continue
+        out.append(u)
+    return out
+
+
+def fillers_of(units: Sequence[Unit]) -> list[Unit]:
+    """Text with no letters (dot leaders, ▶ arrows): bridges between a label and its box."""
+    return [u for u in units if u.kind == "text" and not WORDY.search(strip_mark_glyphs(u.text))]
+
+
+def bridged(x0: float, x1: float, row: BBox, fillers: Sequence[Unit], step: float = 22.0) -> bool:
+    """True when dot leaders / arrows run (with gaps under `step`) from x0 to x1 on `row`'s line."""
+    xs = sorted((u.bbox[0], u.bbox[2]) for u in fillers
+                if same_row(u.bbox, row) and u.bbox[2] > x0 - 1 and u.bbox[0] < x1 + 1)
+    reach = x0
+    for a, b in xs:
+        if a - reach > step:
+            return False
+        reach = max(reach, b)
+    return x1 - reach <= step
+
+
+def mark_label(mark: BBox, labels: Sequence[Unit], used: set[str], marks: Sequence[BBox] = (),
+               fillers: Sequence[Unit] = ()) -> Unit | None:
+    """Nearest label to the right on the same line; to the left when there is none on the right
+    (across dot leaders: "check here . . . . ▶ ☐")."""
+    right, left = [], []
+    for u in labels:
+        box = row_box(u, mark)
+        if u.id in used or not same_row(box, mark):
+            continue
+        middle = (mark[0] + mark[2]) / 2  # a label's box may start with spaces over the mark
+        if box[0] >= middle:
+            gap = max(0.0, box[0] - mark[2])
+            if gap <= 60 and not _mark_between(mark[2], box[0], mark, marks):
+                right.append((gap, u.id, u))
+        elif box[2] <= middle:
+            gap = max(0.0, mark[0] - box[2])
+            if _mark_between(box[2], mark[0], mark, marks):
+                continue
+            if gap <= 320 or bridged(box[2], mark[0], mark, fillers):
+                left.append((gap, u.id, u))
+    if right:
+        return min(right)[2]
+    return min(left)[2] if left else None
+
+
+def _mark_between(x0: float, x1: float, row: BBox, marks: Sequence[BBox]) -> bool:
+    return any(x0 - 0.5 <= (m[0] + m[2]) / 2 <= x1 + 0.5 and same_row(m, row) for m in marks)
+
+
+def widget_label(box: BBox, labels: Sequence[Unit], used: set[str], fillers: Sequence[Unit] = ()) -> Unit | None:
+    """The visible label of a text widget: left of it on the same row (across dot leaders), or
+    just above its left part. A label another widget took is still allowed, at a cost, so one
+    greedy choice does not push every later widget onto the wrong text."""
+    best: tuple[float, str, Unit] | None = None
+    for u in labels:
+        h = u.height
+        line = row_box(u, box)
+        slack = max(2.0, 0.25 * (line[3] - line[1]))
+        if line[2] <= box[0] + slack and same_row(line, box):
+            score = max(0.0, box[0] - line[2])
+            if score > 250 and not bridged(line[2], box[0], box, fillers):
+                continue
+            if score > 60 and bridged(line[2], box[0], box, fillers):
+                score = 30.0
+        elif u.bbox[3] <= box[1] + 0.5 * h and box[1] - u.bbox[3] <= max(2.2 * h, 14) \
+                and box[0] - 8 <= u.bbox[0] <= box[2] - 4:
+            score = 2.0 * max(0.0, box[1] - u.bbox[3]) + 0.05 * abs(u.bbox[0] - box[0]) + 2
+        elif contains(box, u.bbox, 1.0) and u.bbox[0] - box[0] < 0.3 * (box[2] - box[0]):
+            score = 30.0  # a label printed inside the field's own box
+        else:
+            continue
+        if u.id in used:
+            score += 60.0
+        if best is None or (score, u.id) < best[:2]:
+            best = (score, u.id, u)
+    return best[2] if best else None
+
+
+def group_label(area: BBox, labels: Sequence[Unit], used: set[str]) -> Unit | None:
+    """A radio group's heading: left of its first row, or just above it."""
+    first_row = (area[0], area[1], area[2], area[1] + 14)
+    best: tuple[float, str, Unit] | None = None
+    for u in labels:
+        if u.id in used:
+            continue
+        h = u.height
+        if u.bbox[2] <= area[0] + 2 and same_row(u.bbox, first_row) and area[0] - u.bbox[2] <= 200:
+            score = area[0] - u.bbox[2]
+        elif u.bbox[3] <= area[1] + 1 and area[1] - u.bbox[3] <= 2.5 * h and abs(u.bbox[0] - area[0]) <= 40:
+            score = 3.0 * (area[1] - u.bbox[3]) + abs(u.bbox[0] - area[0])
+        else:
+            continue
+        if best is None or (score, u.id) < best[:2]:
+            best = (score, u.id, u)
+    return best[2] if best else None
+
+
+# ---- key candidates -----------------------------------------------------------------------------
+_SENTENCE_END = re.compile(r"[。．]$|[a-z]{3,}\.$")
+_NUMBERISH = re.compile(r"^[\d\s,.\-/:¥￥$%円年月日()（）]+$")
+COLON_END = re.compile(r"[:：]\s*$")
+YEAR_PREFIX = re.compile(r"^[,，、]\s*(?:19|20)$")  # "…, 20" before a two-digit year blank
+
+
+def key_like(u: Unit, form_page: bool = True, max_chars: int = MAX_KEY_CHARS) -> bool:
+    """Could this unit be a field's key? On a page that looks like a form, text inside a region the
+    parser called a picture counts too (a ruled form block is often read as a vector figure)."""
+    text = strip_mark_glyphs(u.text)
+    # on a form page, text the parser called a picture or a table of contents (dot leaders) counts
+    categories = KEY_CATEGORIES + ((C.PICTURE, C.DOCUMENT_INDEX) if form_page else ())
+    if not text or u.category not in categories or u.kind != "text":
+        return False
+    if not WORDY.search(text) and not YEAR_PREFIX.match(text.strip()):
+        return False
+    latin = not any(0x3000 <= ord(ch) <= 0x9FFF or 0xFF00 <= ord(ch) <= 0xFFEF for ch in text)
+    if len(text) > max_chars * (1.6 if latin else 1) or "\n" in text.strip():
+        return False
+    if YEAR_PREFIX.match(text.strip()):
+        return True  # "…, 20__": the printed century of a year to complete labels the blank after it
+    if _NUMBERISH.match(COLON_END.sub("", text)):
+        return False  # "2019年3月:" or "23,800" is a value or a date, not a label
+    if COLON_END.search(text):
+        return True
+    return not _SENTENCE_END.search(text)
+
+
+def bullet(mark: Unit, label: Unit) -> bool:
+    """A drawn ring or dot (not a square box) whose label on the right is a whole sentence."""
+    if mark.source == "widget" or label.bbox[0] < (mark.bbox[0] + mark.bbox[2]) / 2:
+        return False
+    text = strip_mark_glyphs(label.text).strip()
+    latin = not any(0x3000 <= ord(ch) <= 0x9FFF for ch in text)
+    sentence = text.endswith(("。", "．")) or len(text) > (200 if latin else 40)
+    return sentence and (mark.round or mark.text.strip() in ("●", "○", "◯", "") or len(label.rows) > 1)
+
+
+def form_signal(page: Page, units: Sequence[Unit]) -> bool:
+    """Strong evidence that a page is a form: a check box with a short label of its own (not a
+    bullet before a sentence), or three short labels ending in a colon."""
+    texts = [u for u in units if u.kind == "text"]
+    colon_keys = sum(1 for u in texts if COLON_END.search(u.text) and len(u.text.strip()) <= 40
+                     and key_like(u, False))  # "2019年3月:" in a timeline is a date, not a label
+    if colon_keys >= 3:
+        return True
+    labels = label_candidates(texts)
+    marks = [u for u in units if u.kind == "mark" and u.source != "widget"]
+    boxes = [m.bbox for m in marks]
+    fillers = fillers_of(texts)
+    for m in marks:
+        label = mark_label(m.bbox, labels, set(), boxes, fillers)
+        if label is None or bullet(m, label):
+            continue
+        text = strip_mark_glyphs(label.text).strip()
+        latin = not any(0x3000 <= ord(ch) <= 0x9FFF for ch in text)
+        if len(text) <= (40 if latin else 16):
+            return True
+    return False
+
+
+def page_looks_like_form(units: Sequence[Unit], rulings: Rulings, boxes: Sequence[Unit]) -> bool:
+    colon_keys = sum(1 for u in units if u.kind == "text" and COLON_END.search(u.text) and len(u.text) <= 40)
+    marks = sum(1 for u in units if u.kind == "mark")
+    return marks >= 1 or colon_keys >= 3 or len(boxes) >= 2

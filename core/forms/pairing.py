@@ -1,0 +1,199 @@
+"""Key/value pairing of a flattened or scanned form page: labelled marks, the row labels that
+group them and the radio fields they form, then each key's value (core.forms.values); the values
+of a printed lookup table are dropped.
+
+Pairing rules (issue 4, seed 001), in the order they are tried for a key:
+1. a key at the top of a ruled cell with room below it (US-style "Name" over a blank) takes the
+   area below it; a key that fills its cell takes the cell to its right (申請書 key|value grid);
+2. a key outside any cell takes the box to its right, else the underline to its right, else the
+   text to its right on the same row, else (a key ending in ：) the text directly below;
+3. a selection mark (☐☑, a small square, or a round radio glyph) takes the nearest label to its
+   right on the same line, to its left when there is none on the right; the row's leading label
+   (経費区分 ☑交通費 ☐会議費) becomes the marks' group, and round marks under one group form a
+   radio field.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from core.categories import Category
+from core.forms.labels import (
+    bullet, fillers_of, key_like, label_candidates, mark_label, page_looks_like_form,
+)
+from core.forms.rulings import Rulings, input_boxes, page_rulings, wall_between
+from core.forms.units import Unit, same_row, strip_mark_glyphs
+from core.forms.values import value_for
+from core.geometry import contains
+from core.model import BBox, Document, Element, Page
+
+C = Category
+
+LONG_KEY_CHARS = 110  # ×1.6 for Latin text: a US form's "Number, street, and room or suite no. (If …)"
+
+
+@dataclass(frozen=True)
+class Pair:
+    kind: str  # text | mark | radio
+    key: Unit | None
+    value: Unit | None
+    confidence: float
+    group: Unit | None = None
+    options: tuple[tuple[Unit, Unit | None], ...] = ()  # radio: (mark, label)
+
+
+def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
+              doc: Document | None = None) -> list[Pair]:
+    """Key/value pairs and labelled marks of one flattened or scanned form page."""
+    doc = doc or Document(doc_id, "", "", "", ())
+    rulings = page_rulings(doc, page) if doc.pages else Rulings((), ())
+    boxes = input_boxes(doc, page) if doc.pages else ()
+    free = [u for u in units if u.id not in taken and (u.element_id is None or u.element_id not in taken)]
+    texts = [u for u in free if u.kind == "text"]
+    marks = [u for u in free if u.kind == "mark"]
+    pairs: list[Pair] = []
+    used: set[str] = set()
+
+    # 1. marks and their labels, then the row label as group
+    mark_boxes = [m.bbox for m in marks]
+    labels = label_candidates(texts)
+    fillers = fillers_of(texts)
+    labelled: list[tuple[Unit, Unit | None]] = []
+    for m in sorted(marks, key=lambda m: (round(m.bbox[1] / 4), m.bbox[0])):
+        label = mark_label(m.bbox, labels, used, mark_boxes, fillers)
+        if label is not None and bullet(m, label):
+            continue  # a ring or dot in front of a sentence is a bullet, not a check box
+        if label is not None:
+            used.add(label.id)
+        labelled.append((m, label))
+    marks = [m for m, _ in labelled]
+    groups = _mark_groups(labelled, texts, used, rulings)
+    for m, label in labelled:
+        pairs.append(Pair("mark", label, m, 0.9 if label else 0.5, group=groups.get(m.id)))
+    by_group: dict[str, list[tuple[Unit, Unit | None]]] = {}
+    heads: dict[str, Unit] = {}
+    for m, label in labelled:
+        g = groups.get(m.id)
+        if g is not None and m.round:
+            by_group.setdefault(g.id, []).append((m, label))
+            heads[g.id] = g
+    for gid, options in by_group.items():
+        if len(options) >= 2:
+            pairs.append(Pair("radio", heads[gid], None, 0.85, options=tuple(options)))
+
+    # 2. key/value pairs; the looser rules (text beside or below a key) only on a page that looks
+    # like a form, so a report's two-column prose is not read as pairs
+    tables = [e for e in page.elements if e.category is C.TABLE]
+    loose_boxes = [b for b in boxes if not any(contains(t.bbox, b.bbox, 2.0) for t in tables)]
+    form_page = page_looks_like_form([u for u in free if u.kind != "mark"] + marks, rulings, loose_boxes)
+    data_tables = {t.id for t in tables if _data_table(t, page, form_page)}
+    texts = [u for u in texts if u.element_id not in data_tables]
+    value_used: set[str] = set()
+    stacked = _stacked_words(texts)
+    ordered = sorted((u for u in texts if u.id not in used and u.id not in stacked),
+                     key=lambda u: (round(u.bbox[1] / 4), u.bbox[0]))
+    for key in ordered:
+        # a label over a ruled blank may be long (US forms); the looser rules want a short key
+        if key.id in used or key.id in value_used or not key_like(key, True, max_chars=LONG_KEY_CHARS):
+            continue
+        found = value_for(key, texts, rulings, boxes, used | value_used, doc_id, page.number, form_page)
+        if found is None:
+            continue
+        value, confidence = found
+        used.add(key.id)
+        for uid in value.id.split("+"):
+            value_used.add(uid)
+        pairs.append(Pair("text", key, value, confidence))
+    codes = _code_columns(pairs)
+    return [p for i, p in enumerate(pairs) if i not in codes]
+
+
+def _mark_groups(labelled: Sequence[tuple[Unit, Unit | None]], texts: Sequence[Unit],
+                 used: set[str], rulings: Rulings | None = None) -> dict[str, Unit]:
+    """Mark id → the row's leading label (left of the row's first mark); aligned marks in the rows
+    below without a label of their own share it (確認事項 ☑… / ☐… on the next line)."""
+    rows: list[list[tuple[Unit, Unit | None]]] = []
+    for m, label in sorted(labelled, key=lambda ml: (ml[0].bbox[1], ml[0].bbox[0])):
+        if rows and same_row(rows[-1][0][0].bbox, m.bbox):
+            rows[-1].append((m, label))
+        else:
+            rows.append([(m, label)])
+    out: dict[str, Unit] = {}
+    previous: tuple[Unit, float, float] | None = None  # (group, first mark x, row bottom)
+    for row in rows:
+        first = min(row, key=lambda ml: ml[0].bbox[0])[0]
+        row_left = min(min(m.bbox[0], l.bbox[0] if l else m.bbox[0]) for m, l in row)
+        cy = (first.bbox[1] + first.bbox[3]) / 2
+        heads = [u for u in texts if u.id not in used and same_row(u.bbox, first.bbox)
+                 and u.bbox[2] <= row_left + 2 and row_left - u.bbox[2] <= 120 and key_like(u)
+                 and not wall_between(rulings, u.bbox[2], row_left, cy)]
+        head = max(heads, key=lambda u: u.bbox[2]) if heads else None
+        if head is None and previous is not None:
+            group, x, bottom = previous
+            if abs(first.bbox[0] - x) <= 4 and first.bbox[1] - bottom <= 2.2 * first.height:
+                head = group
+        if head is not None:
+            used.add(head.id)
+            for m, _ in row:
+                out[m.id] = head
+            previous = (head, first.bbox[0], max(m.bbox[3] for m, _ in row))
+        else:
+            previous = None
+    return out
+
+
+def _data_table(table: Element, page: Page, form_page: bool) -> bool:
+    """A printed table (a caption names it, or it has more columns than a key|value grid on a page
+    with no other form signal) is data: its cells are not keys and values."""
+    caption = any(e.category is C.CAPTION and e.text.strip()[:1] in ("表", "T", "t")
+                  and (abs(e.bbox[3] - table.bbox[1]) <= 30 or abs(e.bbox[1] - table.bbox[3]) <= 30)
+                  and e.bbox[0] < table.bbox[2] and e.bbox[2] > table.bbox[0] for e in page.elements)
+    columns = int(table.attr("n_cols") or 0)
+    return caption or (columns > 2 and not form_page)
+
+
+def _code_columns(pairs: list[Pair]) -> set[int]:
+    """Indexes of pairs that form a lookup table: four or more values in one column, all short
+    codes of the same shape ("01", "02", …), are a printed table, not filled-in values."""
+    columns: dict[int, list[int]] = {}
+    for i, p in enumerate(pairs):
+        if p.kind == "text" and p.value is not None and p.value.text.strip():
+            columns.setdefault(round(p.value.bbox[0] / 4), []).append(i)
+    drop: set[int] = set()
+    for idx in columns.values():
+        shapes = [re.sub(r"[A-Za-z]", "a", re.sub(r"\d", "9", pairs[i].value.text.strip())) for i in idx]
+        common = max(set(shapes), key=shapes.count) if shapes else ""
+        if len(idx) >= 4 and len(common) <= 4 and shapes.count(common) >= 0.8 * len(idx):
+            drop.update(idx)
+            drop.update(_column_header(pairs, [pairs[i].value.bbox for i in idx]))
+    return drop
+
+
+def _column_header(pairs: list[Pair], column: Sequence[BBox]) -> set[int]:
+    """The pair whose value sits right above a dropped code column, centred on it, is that
+    table's header row ("Application Is For:" | "Code"), not a filled field."""
+    top = min(b[1] for b in column)
+    cx = sorted((b[0] + b[2]) / 2 for b in column)[len(column) // 2]
+    height = max(b[3] - b[1] for b in column)
+    return {i for i, p in enumerate(pairs) if p.kind == "text" and p.value is not None and p.value.text.strip()
+            and abs((p.value.bbox[0] + p.value.bbox[2]) / 2 - cx) <= 6
+            and 0 <= top - p.value.bbox[3] <= 2.5 * height}
+
+
+def _stacked_words(texts: Sequence[Unit]) -> set[str]:
+    """Single short words stacked three or more high at one left edge, line under line ("Print /
+    or / Type" beside an address block), are a vertical heading, not keys of the rows they sit on."""
+    words = sorted((u for u in texts if re.fullmatch(r"[^\W\d_]{1,8}", strip_mark_glyphs(u.text).strip())),
+                   key=lambda u: u.bbox[1])
+    out: set[str] = set()
+    for i, u in enumerate(words):
+        chain = [u]
+        for v in words[i + 1:]:
+            last = chain[-1]
+            if abs(v.bbox[0] - last.bbox[0]) <= 3 and -0.3 * last.height <= v.bbox[1] - last.bbox[3] <= 0.8 * last.height \
+                    and v.bbox[1] > last.bbox[1]:
+                chain.append(v)
+        if len(chain) >= 3:
+            out.update(c.id for c in chain)
+    return out

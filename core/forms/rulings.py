@@ -1,0 +1,166 @@
+"""Rulings and cells: the page's strokes, the rectangles they close, and the empty input boxes.
+
+*Rulings* are the horizontal and vertical strokes of the page (table rules, box edges,
+underlines); a *cell* is a rectangle closed by them. A closed rectangle with no text in it, sized
+like an input area, is a unit of its own (an empty value's place), so the index of every
+addressable unit of a document (`unit_index`) is built here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from core.categories import Category
+from core.forms.units import Unit, box_id, mark_unit, page_units
+from core.geometry import overlap_area
+from core.model import BBox, Document, Page, thaw
+
+C = Category
+
+
+@dataclass(frozen=True)
+class Rulings:
+    h: tuple[tuple[float, float, float], ...]  # (y, x0, x1)
+    v: tuple[tuple[float, float, float], ...]  # (x, y0, y1)
+
+    def covers_h(self, y: float, x0: float, x1: float, tol: float = 2.5) -> bool:
+        return any(abs(sy - y) <= tol and a <= x0 + tol and b >= x1 - tol for sy, a, b in self.h)
+
+    def covers_v(self, x: float, y0: float, y1: float, tol: float = 2.5) -> bool:
+        return any(abs(sx - x) <= tol and a <= y0 + tol and b >= y1 - tol for sx, a, b in self.v)
+
+
+def _merge(segs: Iterable[tuple[float, float, float]], tol: float = 1.2) -> tuple[tuple[float, float, float], ...]:
+    """Collinear pieces (a rule drawn in several strokes, box edges that meet) become one segment."""
+    out: list[list[float]] = []
+    for pos, a, b in sorted((round(p, 1), min(a, b), max(a, b)) for p, a, b in segs):
+        for seg in reversed(out[-8:]):
+            if abs(seg[0] - pos) <= tol and a <= seg[2] + 1.5 and b >= seg[1] - 1.5:
+                seg[1], seg[2] = min(seg[1], a), max(seg[2], b)
+                break
+        else:
+            out.append([pos, a, b])
+    return tuple((p, a, b) for p, a, b in out if b - a >= 4)
+
+
+_RULINGS_CACHE: dict[tuple[str, int, int], Rulings] = {}
+
+
+def page_rulings(doc: Document, page: Page) -> Rulings:
+    """The page's strokes: from the Document's meta `rulings` (ingest), plus rule-like elements."""
+    key = (doc.doc_id, page.number, id(page))
+    cached = _RULINGS_CACHE.get(key)
+    if cached is not None:
+        return cached
+    h: list[tuple[float, float, float]] = []
+    v: list[tuple[float, float, float]] = []
+    stored = thaw(doc.meta_value("rulings") or {})
+    mine = stored.get(str(page.number)) if isinstance(stored, Mapping) else None
+    if isinstance(mine, Mapping):
+        h += [tuple(map(float, s[:3])) for s in mine.get("h", ()) if len(s) >= 3]
+        v += [tuple(map(float, s[:3])) for s in mine.get("v", ()) if len(s) >= 3]
+    for e in page.elements:
+        if e.attr("kind") == "rule" or (e.category is C.DECORATIVE and not e.text.strip()):
+            x0, y0, x1, y1 = e.bbox
+            if y1 - y0 <= 3 and x1 - x0 > 6:
+                h.append(((y0 + y1) / 2, x0, x1))
+            elif x1 - x0 <= 3 and y1 - y0 > 6:
+                v.append(((x0 + x1) / 2, y0, y1))
+        elif e.attr("kind") == "box" or (e.category is C.FORM_FIELD and e.source != "widget" and not e.text.strip()):
+            x0, y0, x1, y1 = e.bbox
+            h += [(y0, x0, x1), (y1, x0, x1)]
+            v += [(x0, y0, y1), (x1, y0, y1)]
+    result = Rulings(_merge(h), _merge(v))
+    if len(_RULINGS_CACHE) > 256:
+        _RULINGS_CACHE.clear()
+    _RULINGS_CACHE[key] = result
+    return result
+
+
+def cell_at(r: Rulings, x: float, y: float, max_w: float = 600, max_h: float = 260) -> BBox | None:
+    """The smallest rectangle around (x, y) closed on all four sides by rulings."""
+    tops = sorted((y - sy, sy) for sy, a, b in r.h if sy < y and a - 1 <= x <= b + 1 and y - sy <= max_h)[:4]
+    bottoms = sorted((sy - y, sy) for sy, a, b in r.h if sy > y and a - 1 <= x <= b + 1 and sy - y <= max_h)[:4]
+    lefts = sorted((x - sx, sx) for sx, a, b in r.v if sx < x and a - 1 <= y <= b + 1 and x - sx <= max_w)[:4]
+    rights = sorted((sx - x, sx) for sx, a, b in r.v if sx > x and a - 1 <= y <= b + 1 and sx - x <= max_w)[:4]
+    best: tuple[float, BBox] | None = None
+    for _, t in tops:
+        for _, b in bottoms:
+            for _, l in lefts:
+                for _, rr in rights:
+                    if not (r.covers_h(t, l, rr) and r.covers_h(b, l, rr)
+                            and r.covers_v(l, t, b) and r.covers_v(rr, t, b)):
+                        continue
+                    a = (rr - l) * (b - t)
+                    if best is None or a < best[0]:
+                        best = (a, (l, t, rr, b))
+    return best[1] if best else None
+
+
+def open_row_at(r: Rulings, x: float, y: float, max_h: float = 70) -> BBox | None:
+    """A band between two horizontal rules around (x, y) with no side walls (a US form's row)."""
+    tops = [(sy, a, b) for sy, a, b in r.h if sy < y and a - 1 <= x <= b + 1 and y - sy <= max_h]
+    bottoms = [(sy, a, b) for sy, a, b in r.h if sy > y and a - 1 <= x <= b + 1 and sy - y <= max_h]
+    if not tops or not bottoms:
+        return None
+    t = max(tops)
+    b = min(bottoms)
+    left = max(t[1], b[1])
+    right = min(t[2], b[2])
+    walls = [sx for sx, a, bb in r.v if a - 1 <= y <= bb + 1 and left < sx < right]
+    lw = max([sx for sx in walls if sx < x], default=left)
+    rw = min([sx for sx in walls if sx > x], default=right)
+    return (lw, t[0], rw, b[0])
+
+
+def input_boxes(doc: Document, page: Page) -> tuple[Unit, ...]:
+    """Closed rectangles with no text in them, sized like an input area: empty values' places."""
+    r = page_rulings(doc, page)
+    texts = [e.bbox for e in page.elements if e.text.strip() and e.category not in (C.PICTURE, C.DECORATIVE)]
+    out: dict[str, Unit] = {}
+    hs = sorted({round(y, 1) for y, _, _ in r.h})
+    for i, top in enumerate(hs):
+        for bottom in hs[i + 1:]:
+            if bottom - top > 120:
+                break
+            if bottom - top < 8:
+                continue
+            for x0, x1 in _spans_closed(r, top, bottom):
+                box = (x0, top, x1, bottom)
+                if x1 - x0 < 20 or any(overlap_area(t, box) > 0.3 * max(overlap_area(t, t), 1e-6) for t in texts):
+                    continue
+                uid = box_id(doc.doc_id, page.number, box)
+                out.setdefault(uid, Unit(uid, page.number, box, "", None, C.FORM_FIELD, kind="box"))
+    return tuple(out.values())
+
+
+def _spans_closed(r: Rulings, top: float, bottom: float) -> list[tuple[float, float]]:
+    walls = sorted(x for x, a, b in r.v if a <= top + 2.5 and b >= bottom - 2.5)
+    out = []
+    for a, b in zip(walls, walls[1:]):
+        if r.covers_h(top, a, b) and r.covers_h(bottom, a, b):
+            # only the tightest box: no rule in between that closes a smaller one
+            if not any(top + 2 < y < bottom - 2 and r.covers_h(y, a, b) for y, _, _ in r.h):
+                out.append((a, b))
+    return out
+
+
+def wall_between(r: Rulings | None, x0: float, x1: float, y: float) -> bool:
+    """A vertical rule between x0 and x1 at height y: the two sides are different cells."""
+    return r is not None and any(x0 + 1 < x < x1 - 1 and a - 1 <= y <= b + 1 for x, a, b in r.v)
+
+
+def unit_index(doc: Document) -> dict[str, Unit]:
+    """Every addressable unit by id: elements, their lines, and empty input areas."""
+    index: dict[str, Unit] = {}
+    for page in doc.pages:
+        for e in page.elements:
+            cat = e.category
+            kind = "mark" if cat is C.SELECTION_MARK else ("widget" if e.source == "widget" else "text")
+            index[e.id] = mark_unit(e) if kind == "mark" else Unit(
+                e.id, e.page, e.bbox, e.text, e.id, cat, kind=kind, source=e.source)
+        for u in page_units(doc, page):
+            index.setdefault(u.id, u)
+        for box in input_boxes(doc, page):
+            index.setdefault(box.id, box)
+    return index

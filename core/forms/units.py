@@ -1,0 +1,236 @@
+"""Text units of a form page: the pieces keys, values and marks are made of.
+
+Everything in core/forms reads the Document only (element boxes, the text lines ingest keeps in
+`attrs`, the page rulings ingest keeps in the Document's meta), never the PDF.
+
+A *unit* is the smallest addressable piece: an element, one line of a multi-line element
+(id `<element id>:<n>`), a check-box glyph split from its label, or an empty input area found
+by rulings (id `<doc>-p<page>-box-<hash>`, core.forms.rulings). This module also gives each
+element the headings above it (its section path) and finds the text printed inside widgets.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, replace
+from typing import Iterable, Mapping, Sequence
+
+from core.categories import Category
+from core.geometry import contains, overlap_area, vertical_overlap
+from core.headings import heading_level
+from core.model import BBox, Document, Element, Page, thaw
+
+C = Category
+
+# glyph -> state; round ones are radio buttons
+MARK_GLYPHS = {"☐": "unselected", "□": "unselected", "☑": "selected", "☒": "selected", "■": "selected",
+               "✓": "selected", "✔": "selected", "○": "unselected", "◯": "unselected", "◉": "selected",
+               "●": "selected", "◎": "selected", "⦿": "selected"}
+ROUND_GLYPHS = set("○◯◉●◎⦿")
+# a glyph only counts as a mark at a line start or after a space/bracket (not "□を付ける")
+_MARK_AT = re.compile(r"(?:(?<=^)|(?<=[\s(（\[［:：、,]))([☐□☑☒■✓✔○◯◉●◎⦿])(?![ぁ-ゟ])")
+TEXT_CATEGORIES = (C.TEXT, C.LIST_ITEM, C.FORM_FIELD, C.TABLE, C.CAPTION, C.SECTION_HEADER, C.TITLE,
+                   C.FOOTNOTE, C.DOCUMENT_INDEX, C.REFERENCE, C.PICTURE)  # a form region read as a figure
+
+
+@dataclass(frozen=True)
+class Unit:
+    id: str
+    page: int
+    bbox: BBox
+    text: str
+    element_id: str | None  # the element it belongs to; None for an empty area found by rulings
+    category: Category | None
+    kind: str = "text"  # text | mark | widget | box
+    state: str | None = None  # marks
+    round: bool = False  # a round mark (radio option)
+    source: str = ""
+    rows: tuple[BBox, ...] = ()  # a paragraph unit's line boxes (a label is often its last line)
+
+    @property
+    def height(self) -> float:
+        return max(self.bbox[3] - self.bbox[1], 1.0)
+
+
+# ---- small helpers ------------------------------------------------------------------------------
+def union_box(boxes: Iterable[BBox]) -> BBox:
+    boxes = [b for b in boxes if b is not None]
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def strip_mark_glyphs(text: str) -> str:
+    return "".join(ch for ch in text if ch not in MARK_GLYPHS).strip()
+
+
+def same_row(a: BBox, b: BBox) -> bool:
+    if vertical_overlap(a, b) >= 0.5:
+        return True
+    ca, cb = (a[1] + a[3]) / 2, (b[1] + b[3]) / 2
+    return abs(ca - cb) <= 0.35 * max(a[3] - a[1], b[3] - b[1], 1.0)
+
+
+def box_id(doc_id: str, page: int, bbox: BBox) -> str:
+    key = f"{page}|{bbox[0]:.0f},{bbox[1]:.0f},{bbox[2]:.0f},{bbox[3]:.0f}"
+    return f"{doc_id[:8]}-p{page}-box-{hashlib.sha1(key.encode()).hexdigest()[:8]}"
+
+
+# ---- units --------------------------------------------------------------------------------------
+def stored_lines(e: Element) -> list[tuple[BBox, str, float]]:
+    out = []
+    for ln in e.attr("lines") or ():
+        ln = thaw(ln)
+        if isinstance(ln, Mapping):
+            box, text, size = ln.get("bbox"), ln.get("text", ""), ln.get("size", 0)
+        elif len(ln) >= 5:
+            box, text, size = ln[:4], ln[4], (ln[5] if len(ln) > 5 else 0)
+        else:
+            continue
+        if box and str(text).strip():
+            out.append(((float(box[0]), float(box[1]), float(box[2]), float(box[3])), str(text), float(size or 0)))
+    return out
+
+
+def _is_paragraph(lines: Sequence[tuple[BBox, str, float]]) -> bool:
+    """Lines that read as running text stay one unit; a form's labels and values are split."""
+    if len(lines) < 2:
+        return True
+    if any(same_row(a[0], b[0]) for i, a in enumerate(lines) for b in lines[i + 1:]):
+        return False
+    return sum(len(t) for _, t, _ in lines) / len(lines) > 28
+
+
+def _glyph_units(e: Element, uid: str, box: BBox, text: str, size: float,
+                 marks: Sequence[BBox]) -> list[Unit] | None:
+    """A line starting with (or holding) check/radio glyphs the refine step left in the text:
+    split into mark units and label units. Glyph boxes are estimated from the character positions."""
+    hits = [m for m in _MARK_AT.finditer(text)]
+    if not hits:
+        return None
+    width = box[2] - box[0]
+    n = max(len(text), 1)
+    glyph_w = min(size or (box[3] - box[1]), width / n * 1.6) if width > 0 else (box[3] - box[1])
+    out: list[Unit] = []
+    cursor = 0
+    for k, m in enumerate(hits):
+        x = box[0] + width * m.start() / n
+        gbox = (x, box[1], min(x + glyph_w, box[2]), box[3])
+        before = text[cursor:m.start()].strip()
+        if before:
+            out.append(Unit(f"{uid}~{k}t", e.page, (box[0] + width * cursor / n, box[1], x, box[3]), before,
+                            e.id, e.category, source=e.source))
+        if not any(overlap_area(gbox, mb) > 0.3 * max(overlap_area(gbox, gbox), 1e-6) for mb in marks):
+            ch = m.group(1)
+            out.append(Unit(f"{uid}~{k}m", e.page, gbox, ch, e.id, C.SELECTION_MARK, kind="mark",
+                            state=MARK_GLYPHS[ch], round=ch in ROUND_GLYPHS, source=e.source))
+        cursor = m.end()
+    rest = text[cursor:].strip()
+    if rest:
+        x = box[0] + width * cursor / n
+        out.append(Unit(f"{uid}~r", e.page, (x, box[1], box[2], box[3]), rest, e.id, e.category, source=e.source))
+    return out
+
+
+def mark_unit(e: Element) -> Unit:
+    glyph = str(e.attr("glyph") or e.text or "").strip()
+    round_ = glyph in ROUND_GLYPHS or e.attr("shape") in ("circle", "round") or \
+        str(e.attr("field_type", "")).lower() in ("radiobutton", "radio")
+    state = e.state if e.state else MARK_GLYPHS.get(glyph, "unknown")
+    return Unit(e.id, e.page, e.bbox, glyph, e.id, C.SELECTION_MARK, kind="mark", state=state, round=round_,
+                source=e.source)
+
+
+def page_units(doc: Document, page: Page) -> tuple[Unit, ...]:
+    """Every unit of the page, in element order."""
+    marks = [e.bbox for e in page.elements if e.category is C.SELECTION_MARK or e.attr("kind") == "square"]
+    out: list[Unit] = []
+    for e in page.elements:
+        if e.source == "widget":
+            kind = "mark" if e.category is C.SELECTION_MARK else "widget"
+            unit = mark_unit(e) if kind == "mark" else Unit(e.id, e.page, e.bbox, e.text, e.id, e.category,
+                                                             kind="widget", source="widget")
+            out.append(unit)
+            continue
+        if e.category is C.SELECTION_MARK or (e.attr("kind") == "square" and e.category in (C.PICTURE, C.DECORATIVE)):
+            out.append(mark_unit(e))
+            continue
+        if e.category not in TEXT_CATEGORIES or not e.text.strip():
+            continue
+        lines = stored_lines(e)
+        whole = _is_paragraph(lines) and e.category is not C.TABLE
+        pieces = [(e.id, e.bbox, e.text, float(e.attr("size") or 0))] if whole else \
+            [(f"{e.id}:{i}", b, t, s) for i, (b, t, s) in enumerate(lines)]
+        rows = tuple(b for b, _, _ in lines) if whole and len(lines) > 1 else ()
+        for uid, box, text, size in pieces:
+            split = _glyph_units(e, uid, box, text, size, marks) if any(ch in MARK_GLYPHS for ch in text) else None
+            if split:
+                out.extend(split)
+            else:
+                out.append(Unit(uid, e.page, box, text, e.id, e.category, source=e.source, rows=rows))
+    reviewed = {e.id for e in page.elements if "reviewer:set_selection" in e.rules}
+    dingbats = {e.id for e in page.elements if any("dingbat" in str(f).lower() for f in (e.attr("fonts") or ()))}
+    return _ticks_inside(out, reviewed, dingbats)
+
+
+def _ticks_inside(units: list[Unit], reviewed: set[str], dingbats: set[str] = frozenset()) -> tuple[Unit, ...]:
+    """A glyph drawn inside a box (a flattened check box's ✓, ×, or a ZapfDingbats mark the refine
+    step did not know) means the box is checked; the glyph itself is not a label."""
+    marks = [u for u in units if u.kind == "mark" and u.source != "widget"]
+    if not marks:
+        return tuple(units)
+    ticks: dict[str, str] = {}
+    for u in units:
+        if u.kind != "text" or len(u.text.strip()) > 2:
+            continue
+        for m in marks:
+            if contains(m.bbox, u.bbox, tolerance=1.5) or (
+                    overlap_area(u.bbox, m.bbox) >= 0.6 * max(overlap_area(u.bbox, u.bbox), 1e-6)):
+                ticks[u.id] = m.id
+                break
+    if not ticks:
+        return tuple(units)
+    ticked = set(ticks.values())
+    # a box of unknown state (the refine step took it for an ornament) is checked only by a real
+    # tick: a symbol or a dingbat-font glyph ("G" in ZapfDingbats), not a letter or a number
+    symbol_ticked = {m for t, m in ticks.items()
+                     if next(u for u in units if u.id == t).element_id in dingbats
+                     or not any(ch.isalnum() for ch in next(u for u in units if u.id == t).text)}
+    out = []
+    for u in units:
+        if u.id in ticks:
+            continue
+        if u.id in ticked and u.element_id not in reviewed and (
+                u.state == "unselected" or (u.state == "unknown" and u.id in symbol_ticked)):
+            u = replace(u, state="selected")
+        out.append(u)
+    return tuple(out)
+
+
+# ---- sections -----------------------------------------------------------------------------------
+def section_paths(doc: Document) -> dict[str, tuple[str, ...]]:
+    """Element id → the headings above it (title, then section headers by level)."""
+    stack: list[tuple[int, str]] = []
+    out: dict[str, tuple[str, ...]] = {}
+    previous = 1
+    under_widgets = {e.id for p in doc.pages for e in widget_shadows(p)}
+    for e in doc.elements():
+        if e.category in (C.TITLE, C.SECTION_HEADER) and e.text.strip() and e.id not in under_widgets:
+            level = heading_level(e)
+            level = previous if level is None else level
+            previous = level
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, " ".join(e.text.split())))
+        out[e.id] = tuple(t for _, t in stack)
+    return out
+
+
+def widget_shadows(page: Page) -> list[Element]:
+    """Text elements printed inside a widget's rectangle: its value (or check glyph) drawn into the
+    page as well. They belong to the widget's field, never to headings or flow text."""
+    widgets = [e.bbox for e in page.elements if e.source == "widget"]
+    if not widgets:
+        return []
+    from core.geometry import coverage
+
+    return [e for e in page.elements if e.source != "widget" and e.text.strip()
+            and any(coverage(e.bbox, w) >= 0.6 for w in widgets)]

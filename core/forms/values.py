@@ -1,0 +1,234 @@
+"""Where a key's value lies on a flattened or scanned form page (pairing rules 1 and 2 of
+core.forms.pairing): the area below it in its ruled cell or row, the cell or box to its right, a
+row of amount boxes, an underline, a box below it; else, on a page that looks like a form, the
+text to its right on the same row or (a key ending in ：) the text directly below.
+"""
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from core.categories import Category
+from core.forms.labels import COLON_END, WORDY, YEAR_PREFIX, bridged, fillers_of, key_like, label_candidates
+from core.forms.rulings import Rulings, cell_at, open_row_at
+from core.forms.units import Unit, box_id, same_row, union_box
+from core.geometry import center, contains
+from core.model import BBox
+
+C = Category
+
+LOOSE_KEY_CATEGORIES = (C.TEXT, C.LIST_ITEM, C.FORM_FIELD)
+_LINE_NUMBER = re.compile(r"^\d{1,2}[a-z]?$")
+
+
+def _inside(units: Sequence[Unit], area: BBox, exclude: set[str]) -> list[Unit]:
+    out = []
+    for u in units:
+        if u.id in exclude:
+            continue
+        cx, cy = center(u.bbox)
+        if area[0] - 1 <= cx <= area[2] + 1 and area[1] - 1 <= cy <= area[3] + 1:
+            out.append(u)
+    return sorted(out, key=lambda u: (round(u.bbox[1] / 4), u.bbox[0]))
+
+
+def _value_unit(inside: Sequence[Unit], area: BBox, doc_id: str, page: int) -> Unit:
+    """One unit for what fills a value area: the single text there, several joined, or the empty area."""
+    if len(inside) == 1:
+        return inside[0]
+    if inside:
+        text = " ".join(u.text.strip() for u in inside)
+        first = inside[0]
+        return Unit("+".join(u.id for u in inside), page, union_box([u.bbox for u in inside]), text,
+                    first.element_id, first.category, source=first.source)
+    uid = box_id(doc_id, page, area)
+    return Unit(uid, page, area, "", None, C.FORM_FIELD, kind="box")
+
+
+def value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Unit], used: set[str],
+               doc_id: str, page: int, form_page: bool = True) -> tuple[Unit, float] | None:
+    kb, h = key.bbox, key.height
+    cx, cy = center(kb)
+    exclude = used | {key.id}
+    cell = cell_at(r, cx, cy)
+    if cell is not None and contains(cell, kb, 2.0):
+        room_below = cell[3] - kb[3]
+        at_top = kb[1] - cell[1] <= max(6.0, 1.2 * h)
+        if at_top and room_below >= max(8.0, 0.8 * h):
+            area = (cell[0] + 1, kb[3], cell[2] - 1, cell[3] - 1)
+            others = [u for u in _inside(texts, (cell[0], cell[1], cell[2], kb[3]), exclude) if u.bbox[0] > kb[2]]
+            below = _inside(texts, area, exclude)
+            # a second label beside this one, or this label running on below, is not a filled value
+            if not others and not _continues_label(key, below) and not _data_row(texts, cell, kb, exclude):
+                return _value_unit(below, area, doc_id, page), 0.75
+        if room_below < max(8.0, 0.8 * h):
+            right = cell_at(r, cell[2] + 1.5, cy)
+            if right is not None and right[1] <= cy <= right[3] and (right[3] - right[1]) <= 2.5 * (cell[3] - cell[1]):
+                inside = _inside(texts, right, exclude)
+                if not inside or not _key_like_colon(inside[0]):
+                    return _value_unit(inside, right, doc_id, page), 0.8
+        return None
+    row = open_row_at(r, cx, cy) if cell is None else None
+    if row is not None and kb[1] - row[1] <= max(6.0, 1.2 * h) and row[3] - kb[3] >= max(8.0, 0.8 * h) \
+            and row[0] - 2 <= kb[0] and kb[2] <= row[2] + 2:
+        area = (row[0] + 1, kb[3], row[2] - 1, row[3] - 1)
+        beside = [u for u in _inside(texts, (row[0], row[1], row[2], kb[3]), exclude) if u.bbox[0] > kb[2]]
+        below = _inside(texts, area, exclude)
+        if not beside and not _continues_label(key, below) and not _data_row(texts, row, kb, exclude):
+            return _value_unit(below, area, doc_id, page), 0.6
+    fillers = fillers_of(texts)
+    amount = _amount_row(key, texts, r, fillers, exclude)
+    if amount is not None:
+        return _value_unit(_inside(texts, amount, exclude | _line_number_ids(texts, amount)), amount,
+                           doc_id, page), 0.75
+    # a box to the right on the same row
+    walls = sorted(x for x, a, b in r.v if x >= kb[2] - 1 and a - 1 <= cy <= b + 1
+                   and (x - kb[2] <= 160 or bridged(kb[2], x, kb, fillers)))
+    for x in walls[:2]:
+        box = cell_at(r, x + 1.5, cy)
+        if box is not None and box[0] >= kb[2] - 2 and box[3] - box[1] <= max(4.5 * h, 30) \
+                and not _text_between(label_candidates(texts), kb[2], box[0], kb, exclude):
+            inside = _inside(texts, box, exclude)
+            owner = any(key_like(u) and _labels_own_cell(u, box) for u in _inside(texts, box, {key.id}))
+            if not owner and (not inside or not (_key_like_colon(inside[0]) or _labels_own_cell(inside[0], box))):
+                return _value_unit(inside, box, doc_id, page), 0.8
+    # an underline to the right
+    for y, a, b in r.h:
+        if kb[3] - 0.5 * h <= y <= kb[3] + 0.8 * h and a >= kb[2] - 3 and a - kb[2] <= 40 and b - a >= 8:
+            area = (a, kb[1] - 2, b, y)
+            if not _text_between(texts, kb[2], a, kb, exclude):
+                return _value_unit(_inside(texts, area, exclude), area, doc_id, page), 0.7
+    # a box directly below the key (a label over a multi-line text box)
+    for b in _boxes_below(r, kb, h):
+        if not _text_between_rows(texts, kb, b, exclude):
+            inside = _inside(texts, b, exclude)
+            return _value_unit(inside, b, doc_id, page), 0.7
+    if YEAR_PREFIX.match(key.text.strip()):
+        return None  # ", 20" labels only a ruled blank, never the printed text beside it
+    if not form_page or not key_like(key, form_page) or (
+            key.category not in LOOSE_KEY_CATEGORIES and not COLON_END.search(key.text)):
+        return None  # text beside text inside a table or figure is a row of data, not a filled field
+    # text to the right on the same row
+    right = [u for u in texts if u.id not in exclude and same_row(u.bbox, kb) and u.bbox[0] >= kb[2] - 1
+             and u.bbox[0] - kb[2] <= max(200.0, 10 * h) and _valueish(u)]
+    if right:
+        nearest = min(right, key=lambda u: u.bbox[0])
+        gap = nearest.bbox[0] - kb[2]
+        if not _key_like_colon(nearest) and (COLON_END.search(key.text) or gap >= 1.5 * h):
+            return nearest, 0.6
+    # a key ending in ： takes the text directly below
+    if COLON_END.search(key.text):
+        below = [u for u in texts if u.id not in exclude and _valueish(u) and u.bbox[1] >= kb[3] - 1
+                 and u.bbox[1] - kb[3] <= 1.0 * h and abs(u.bbox[0] - kb[0]) <= 1.5 * h]
+        if below:
+            nearest = min(below, key=lambda u: u.bbox[1])
+            if not _key_like_colon(nearest):
+                return nearest, 0.5
+    return None
+
+
+def _boxes_below(r: Rulings, kb: BBox, h: float) -> list[BBox]:
+    """Closed boxes whose top edge lies just under the key and that start near the key's left."""
+    out = []
+    for y, a, b in r.h:
+        if kb[3] - 1 <= y <= kb[3] + 1.6 * h and a <= kb[0] + 2 * h and b >= kb[0] + 4 and a >= kb[0] - 4 * h:
+            box = cell_at(r, min(max(kb[0] + 4, a + 2), b - 2), y + 2.5)
+            if box is not None and abs(box[1] - y) <= 1.5 and box[3] - box[1] >= 1.2 * h:
+                out.append(box)
+    return sorted(set(out), key=lambda bx: bx[1])[:1]
+
+
+def _text_between_rows(texts: Sequence[Unit], kb: BBox, box: BBox, exclude: set[str]) -> bool:
+    return any(u.id not in exclude and u.bbox[1] >= kb[3] - 1 and u.bbox[3] <= box[1] + 1
+               and u.bbox[0] < box[2] and u.bbox[2] > box[0] for u in texts)
+
+
+def _valueish(u: Unit) -> bool:
+    """Words or digits: a bullet beside a label is not its value, nor an instruction ("▶ Go to …")."""
+    text = u.text.strip()
+    return bool(WORDY.search(text) or re.search(r"\d", text)) and not text.startswith(("▶", "►", "→", "•"))
+
+
+def _data_row(texts: Sequence[Unit], cell: BBox, kb: BBox, exclude: set[str]) -> bool:
+    """A ruled band where a neighbouring column holds several lines below the label's line (an
+    address table: "Georgia | Palmetto GBA / P.O. Box … / Columbia, SC") is a row of a printed
+    table; a form row's neighbours hold a label and at most one filled-in line each."""
+    columns: dict[int, int] = {}
+    for u in texts:
+        if u.id in exclude or not (u.bbox[1] >= cell[1] - 1 and u.bbox[3] <= cell[3] + 1):
+            continue
+        if cell[0] - 1 <= (u.bbox[0] + u.bbox[2]) / 2 <= cell[2] + 1 or (u.bbox[1] + u.bbox[3]) / 2 <= kb[3]:
+            continue
+        col = round(u.bbox[0] / 6)
+        lines = max(len(u.rows), 2 if u.height > 1.8 * (kb[3] - kb[1]) else 1)
+        columns[col] = columns.get(col, 0) + lines
+    return any(n >= 2 for n in columns.values())
+
+
+def _labels_own_cell(u: Unit, box: BBox) -> bool:
+    """Text at the top of a box with a blank under it: that box is the field of its own label."""
+    return u.bbox[1] - box[1] <= max(4.0, 0.6 * u.height) and box[3] - u.bbox[3] >= max(8.0, 0.8 * u.height)
+
+
+def _continues_label(key: Unit, below: Sequence[Unit]) -> bool:
+    """Text under a label that belongs to the label's own text block (a label on several lines),
+    or ends in a colon, continues the label rather than filling the field."""
+    return any((u.element_id is not None and u.element_id == key.element_id) or _key_like_colon(u) for u in below)
+
+
+def _key_like_colon(u: Unit) -> bool:
+    return bool(COLON_END.search(u.text))
+
+
+def _text_between(texts: Sequence[Unit], x0: float, x1: float, row: BBox, exclude: set[str]) -> bool:
+    return any(u.id not in exclude and same_row(u.bbox, row) and u.bbox[0] >= x0 - 1 and u.bbox[2] <= x1 + 1
+               for u in texts)
+
+
+def _line_number_ids(texts: Sequence[Unit], area: BBox) -> set[str]:
+    return {u.id for u in _inside(texts, area, set()) if _LINE_NUMBER.match(u.text.strip())}
+
+
+def _amount_row(key: Unit, texts: Sequence[Unit], r: Rulings, fillers: Sequence[Unit],
+                exclude: set[str]) -> BBox | None:
+    """A row of adjacent boxes on a rule under the key's line, reached across dot leaders (a US
+    form's "Tentative total tax . . . . 6 [dollars][cents]"): a leading box holding only the line
+    number is not the value, the first other box is, and the boxes right after it (cents, a second
+    code digit) continue the same field."""
+    kb, h = key.bbox, key.height
+    cy = (kb[1] + kb[3]) / 2
+    rules = [(y, a, b) for y, a, b in r.h if kb[3] - 0.5 * h <= y <= kb[3] + 0.8 * h and b > kb[2]]
+    walls = sorted(x for x, a, b in r.v if x >= kb[2] - 1 and a - 1 <= cy <= b + 1)
+    if not rules or len(walls) < 2:
+        return None
+    first = walls[0]
+    if first - kb[2] > 40 and not bridged(kb[2], first, kb, fillers):
+        return None
+    if _text_between(label_candidates(texts), kb[2], first, kb, exclude):
+        return None
+    cells: list[BBox] = []
+    for x0, x1 in zip(walls, walls[1:]):
+        bottom = next((y for y, a, b in rules if a <= x0 + 2.5 and b >= x1 - 2.5), None)
+        if bottom is None or x1 - x0 < 6:
+            break
+        top = max([a for x, a, b in r.v if abs(x - x0) <= 1.5 and a - 1 <= cy <= b + 1] + [kb[1] - 2])
+        cells.append((x0, min(top, kb[1] - 1), x1, bottom))
+    if cells:  # the rule may run on past the last wall: an open-ended last box (cents at the margin)
+        x0 = cells[-1][2]
+        tail = [b for y, a, b in rules if abs(y - cells[-1][3]) <= 1 and a <= x0 + 2.5]
+        if tail and 8 <= max(tail) - x0 <= cells[-1][2] - cells[-1][0]:
+            cells.append((x0, cells[-1][1], max(tail), cells[-1][3]))
+    if len(cells) < 2:
+        return None  # one box: the plain box and underline rules decide
+    inside = [_inside(texts, c, exclude) for c in cells]
+    start = 0
+    while start < len(cells) - 1 and inside[start] and all(_LINE_NUMBER.match(u.text.strip()) for u in inside[start]):
+        start += 1
+    if cells[start][2] - cells[start][0] > 160 or any(
+            key_like(u) or not _valueish(u) or len(u.text.strip()) > 30 for u in inside[start]):
+        return None  # an amount or code box is narrow and holds a short value, not a line of print
+    end = start
+    while end + 1 < len(cells) and not any(key_like(u) or _LINE_NUMBER.match(u.text.strip()) for u in inside[end + 1]) \
+            and cells[end + 1][2] - cells[end + 1][0] <= cells[start][2] - cells[start][0]:
+        end += 1
+    return union_box(cells[start:end + 1])

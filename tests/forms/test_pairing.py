@@ -1,0 +1,220 @@
+"""Geometry pairing of flattened forms: the sample form against its truth, labels of check boxes,
+pages that are not forms, and US-style ruled rows drawn in code."""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from core.categories import Category
+from core.forms.fields import extract_fields
+from core.forms.form_field import FormField
+from core.forms.labels import form_signal, label_candidates, mark_label
+from core.forms.units import page_units
+from core.ingest.pipeline import ingest_bytes, ingest_path
+from core.model import Document, Element, Page
+from core.review.corrections import corrected_document
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _n(s: str) -> str:
+    import unicodedata
+
+    return "".join(unicodedata.normalize("NFKC", s or "").split())
+
+
+def test_geometry_pairs_the_flattened_sample_form_like_its_truth(flat_fields):
+    _, fields, truth = flat_fields
+    got = {(_n(f.key), _n(f.value), f.value_type, f.selection_state) for f in fields}
+    want = {(_n(t["key"]), _n(t["value"]), t["value_type"], t["selection_state"] or "unknown")
+            for t in truth["form_fields"]}
+    assert want - got == set(), f"missed: {sorted(want - got)}"
+    assert len(fields) == len(truth["form_fields"]), f"extra: {sorted(got - want)}"
+    assert all(f.source == "geometry" for f in fields)
+
+
+def test_geometry_keeps_empty_boxes_and_groups_check_boxes_under_their_row_label(flat_fields):
+    _, fields, _ = flat_fields
+    empty = {f.key for f in fields if f.value_type == "empty_value"}
+    assert {"仮払金", "備考", "所属長承認日", "経理部受付日"} <= empty
+    marks = [f for f in fields if f.is_selection and f.group == "経費区分"]
+    assert len(marks) == 6 and {f.key for f in marks if f.selection_state == "selected"} == {"交通費", "宿泊費", "日当"}
+
+
+def test_a_check_box_takes_the_label_on_its_left_when_none_is_on_its_right():
+
+    doc_id = "0123456789abcdef"
+    label = Element("l1", 1, 0, Category.TEXT, (100, 100, 300, 112), "check here", "fast")
+    mark = Element("m1", 1, 1, Category.SELECTION_MARK, (320, 101, 330, 111), "☐", "fast", state="unselected")
+    doc = Document(doc_id, "x.pdf", "0" * 64, "fast", (Page(1, 595, 842, elements=(label, mark)),))
+    fields = extract_fields(doc)
+    assert [(f.key, f.selection_state, f.source_element_ids) for f in fields] == \
+        [("check here", "unselected", ("l1", "m1"))]
+    units = page_units(doc, doc.page(1))
+    assert mark_label(mark.bbox, label_candidates(units), set()).id == "l1"
+
+
+def test_prose_pages_yield_no_fields():
+    lines = [Element(f"t{i}", 1, i, Category.TEXT, (60, 100 + 14 * i, 300, 112 + 14 * i), f"本文の{i}行目です", "fast")
+             for i in range(5)]
+    lines.append(Element("t9", 1, 9, Category.TEXT, (320, 100, 540, 112), "右の段の文章", "fast"))
+    doc = Document("0123456789abcdef", "x.pdf", "0" * 64, "fast", (Page(1, 595, 842, elements=tuple(lines)),))
+    assert extract_fields(doc) == ()
+
+
+@pytest.mark.parametrize("relative", ["pdfs/ja/kyokuyo_kessan_tanshin_H26_p15_twotables.pdf",
+                                      "pdfs/spreads_landscape/mitsubishi_electric_ar2021_p62-63_spread.pdf"])
+def test_ruled_financial_tables_are_not_read_as_form_fields(relative, tmp_path):
+    from core.store.workspace import Workspace
+
+    path = ROOT.parent / "shared" / "realdata" / relative
+    if not path.exists():
+        pytest.skip(f"{path} is absent: the real third-party files are not part of the repository")
+    ws = Workspace(tmp_path / "ws")
+    record = ingest_path(ws, path, engine="fast").record
+    assert extract_fields(corrected_document(ws, record.doc_id)) == ()
+
+
+def test_the_sample_regulation_has_no_form_fields(tmp_path):
+    from core.store.workspace import Workspace
+
+    path = ROOT / "sample_docs" / "keihi_seisan_kitei.pdf"
+    if not path.exists():
+        pytest.skip("sample_docs missing: run python sample_docs/generate.py")
+    ws = Workspace(tmp_path / "ws")
+    record = ingest_path(ws, path, engine="fast").record
+    assert extract_fields(corrected_document(ws, record.doc_id)) == ()
+
+
+def test_dates_with_colons_in_a_timeline_do_not_make_a_page_a_form():
+
+    lines = [Element(f"t{i}", 1, i, Category.TEXT, (60, 100 + 20 * i, 140, 112 + 20 * i), f"20{17 + i}年{i + 1}月:",
+                     "fast") for i in range(4)]
+    page = Page(1, 595, 842, elements=tuple(lines))
+    doc = Document("0123456789abcdef", "x.pdf", "0" * 64, "fast", (page,))
+    assert not form_signal(page, page_units(doc, page))
+    labels = [replace(e, text=t) for e, t in zip(lines, ("氏名:", "住所:", "電話:", "備考:"))]
+    page = Page(1, 595, 842, elements=tuple(labels))
+    assert form_signal(page, page_units(replace(doc, pages=(page,)), page))
+
+
+# ---- US-style ruled rows (tiny flattened PDFs drawn in code) ----------------------------------
+def _drawn_form_fields(tmp_path, draw) -> tuple[FormField, ...]:
+    from core.store.workspace import Workspace
+
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=612, height=792)
+    draw(page)
+    for i, label in enumerate(("Name:", "Phone:", "Email:")):  # the colon labels that show a form
+        page.insert_text((36, 700 + 14 * i), label, fontsize=9)
+    ws = Workspace(tmp_path / "ws")
+    rec = ingest_bytes(ws, pdf.tobytes(), "drawn.pdf", engine="fast").record
+    fields = extract_fields(corrected_document(ws, rec.doc_id))
+    ws.close()
+    return fields
+
+
+def _line(page, a, b, width=0.5) -> None:
+    page.draw_line(pymupdf.Point(*a), pymupdf.Point(*b), width=width)
+
+
+def _amount_lines(page) -> None:
+    """Two numbered lines: label, dot leaders, the line number in its own box, then dollars and cents."""
+    for n, (label, top) in enumerate((("Tentative total tax", 300), ("Total payments and credits", 324)), start=6):
+        page.insert_text((45, top + 9), str(n), fontsize=9)
+        page.insert_text((65, top + 9), label, fontsize=9)
+        x = 65 + pymupdf.get_text_length(label, fontsize=9) + 8
+        while x < 452:
+            page.insert_text((x, top + 9), ".", fontsize=9)
+            x += 12
+        page.insert_text((469, top + 9), str(n), fontsize=9)
+        for wall in (461, 482, 554):
+            _line(page, (wall, top), (wall, top + 12))
+        _line(page, (461, top + 12), (576, top + 12))
+
+
+def test_a_line_number_box_is_skipped_and_the_cents_box_continues_the_amount_field(tmp_path):
+    fields = _drawn_form_fields(tmp_path, _amount_lines)
+    pairs = {f.key: f for f in fields}
+    assert set(pairs) == {"Tentative total tax", "Total payments and credits"}
+    for f in pairs.values():
+        assert f.value == "" and f.value_type == "empty_value"
+        x0, _, x1, _ = f.value_bbox
+        assert abs(x0 - 482) <= 2 and abs(x1 - 576) <= 2  # dollars and cents, not the "6"/"7" box
+
+
+def test_a_comma_and_century_labels_the_year_blank_after_it(tmp_path):
+    def draw(page):
+        page.insert_text((65, 109), "Tax year beginning", fontsize=9)
+        _line(page, (150, 110), (220, 110))
+        page.insert_text((222, 109), ", 20", fontsize=9)
+        _line(page, (240, 110), (256, 110))
+        page.insert_text((260, 109), "and ending", fontsize=9)
+        _line(page, (310, 110), (380, 110))
+        page.insert_text((382, 109), ", 20", fontsize=9)
+        _line(page, (400, 110), (416, 110))
+
+    fields = _drawn_form_fields(tmp_path, draw)
+    blanks = sorted(round(f.value_bbox[0]) for f in fields if f.value_type == "empty_value")
+    assert blanks == [150, 240, 310, 400]
+    assert all(f.key in ("Tax year beginning", "and ending", ", 20") for f in fields)
+
+
+def test_a_lone_number_after_a_comma_is_not_a_label_where_nothing_is_ruled(tmp_path):
+    def draw(page):
+        page.insert_text((65, 109), "Name:", fontsize=9)
+        page.insert_text((120, 109), "Jane Doe", fontsize=9)
+        page.insert_text((65, 129), "Signed in Boston", fontsize=9)
+        page.insert_text((150, 129), ", 20", fontsize=9)
+        page.insert_text((180, 129), "March 3", fontsize=9)
+
+    fields = _drawn_form_fields(tmp_path, draw)
+    assert ", 20" not in {f.key for f in fields}
+
+
+def test_a_vertical_heading_of_stacked_words_is_not_a_key(tmp_path):
+    def draw(page):
+        for i, word in enumerate(("Print", "or", "Type")):
+            page.insert_text((36, 108 + 13 * i), word, fontsize=10)
+        for top in (94, 118, 142):
+            _line(page, (86, top), (576, top))
+        _line(page, (86, 94), (86, 142))
+        _line(page, (576, 94), (576, 142))
+        page.insert_text((90, 103), "Name", fontsize=9)
+        page.insert_text((90, 127), "Number, street, and room or suite no.", fontsize=9)
+
+    keys = {f.key for f in _drawn_form_fields(tmp_path, draw)}
+    assert not keys & {"Print", "or", "Type"}
+    assert {"Name", "Number, street, and room or suite no."} <= keys
+
+
+def test_the_header_row_of_a_printed_code_table_is_not_a_field(tmp_path):
+    def draw(page):
+        page.insert_text((36, 100), "Application", fontsize=9)
+        page.insert_text((36, 111), "Is For:", fontsize=9)
+        page.insert_text((240, 100), "Form", fontsize=9)
+        page.insert_text((240, 111), "Code", fontsize=9)
+        for i in range(6):
+            page.insert_text((36, 124 + 12 * i), f"Form 10{i}{i}-X", fontsize=9)
+            page.insert_text((247, 124 + 12 * i), f"0{i + 1}", fontsize=9)
+
+    values = {f.value for f in _drawn_form_fields(tmp_path, draw)}
+    assert "Code" not in values and not values & {f"0{i + 1}" for i in range(6)}
+
+
+@pytest.mark.parametrize("tick,font,state", [("G", "ZapfDingbats", "selected"), ("✓", "Helvetica", "selected"),
+                                              ("1", "Helvetica", "unknown")])
+def test_a_dingbat_or_symbol_inside_an_unknown_square_checks_it_but_a_digit_does_not(tick, font, state):
+    from core.model import freeze_attrs
+
+    square = Element("s1", 1, 0, Category.DECORATIVE, (73, 503, 90, 520), "", "fast",
+                     attrs=freeze_attrs({"kind": "square", "filled": False}))
+    glyph = Element("g1", 1, 1, Category.TEXT, (77, 506, 86, 517), tick, "fast",
+                    attrs=freeze_attrs({"fonts": (font,)}))
+    label = Element("l1", 1, 2, Category.TEXT, (101, 506, 189, 518), "Bachelor's degree", "fast")
+    doc = Document("0123456789abcdef", "x.pdf", "0" * 64, "fast", (Page(1, 612, 792, elements=(square, glyph, label)),))
+    marks = [u for u in page_units(doc, doc.page(1)) if u.kind == "mark"]
+    assert [m.state for m in marks] == [state]

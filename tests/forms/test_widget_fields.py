@@ -1,0 +1,120 @@
+"""Widget fields: AcroForm values, states, labels, radio groups and stable ids, on a form built
+in code and on real AcroForms."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from core.forms.fields import extract_fields
+from core.forms.form_chunks import field_text
+from core.forms.redaction import REDACTED
+from core.ingest.pipeline import ingest_bytes, ingest_path
+from core.review.corrections import corrected_document
+from form_fixtures import by_key
+
+ROOT = Path(__file__).resolve().parents[2]
+FORMS_DIR = ROOT.parent / "shared" / "realdata" / "pdfs" / "forms"
+
+
+def test_every_widget_becomes_a_field_with_its_value_state_and_visible_label(acro):
+    ws, doc_id = acro
+    doc = corrected_document(ws, doc_id)
+    fields = extract_fields(doc)
+    widgets = [e for e in doc.elements() if e.source == "widget"]
+    assert {e.id for e in widgets} <= {f.value_ref for f in fields}
+    name = by_key(fields, "氏名")
+    assert (name.value, name.source, name.value_type) == ("山田 花子", "widget", "text")
+    assert by_key(fields, "出張先").value == "大阪支店"
+    assert by_key(fields, "交通費").selection_state == "selected"
+    assert by_key(fields, "宿泊費").selection_state == "unselected"
+    # no visible label: the tooltip (TU) is the key
+    assert by_key(fields, "備考欄").value_type == "empty_value"
+
+
+def test_an_empty_widget_is_kept_as_an_empty_value(acro):
+    ws, doc_id = acro
+    f = by_key(extract_fields(corrected_document(ws, doc_id)), "承認日")
+    assert (f.value, f.value_type) == ("", "empty_value")
+    assert "値: 空欄" in field_text(f)
+
+
+def test_a_radio_group_is_one_field_valued_by_the_chosen_label_and_each_option_is_a_mark(acro):
+    ws, doc_id = acro
+    fields = extract_fields(corrected_document(ws, doc_id))
+    group = by_key(fields, "支払方法", "radio")
+    assert group.value == "振込"
+    options = [f for f in fields if f.field_name == "payment" and f.is_selection]
+    assert sorted((f.key, f.selection_state) for f in options) == [("振込", "selected"), ("現金", "unselected")]
+    assert all(f.group == "支払方法" for f in options)
+
+
+def test_field_ids_are_stable_across_re_extraction_and_re_ingest(acro, acro_bytes, tmp_path):
+    from core.store.workspace import Workspace
+
+    ws, doc_id = acro
+    first = {f.key: f.id for f in extract_fields(corrected_document(ws, doc_id))}
+    again = {f.key: f.id for f in extract_fields(corrected_document(ws, doc_id))}
+    other = Workspace(tmp_path / "other")
+    rec = ingest_bytes(other, acro_bytes, "shinsei.pdf", engine="fast").record
+    fresh = {f.key: f.id for f in extract_fields(corrected_document(other, rec.doc_id))}
+    assert first == again == fresh
+    assert len(set(first.values())) == len(first)
+
+
+def test_sensitive_keys_are_redacted_in_every_export_row_but_key_and_boxes_stay(acro):
+    ws, doc_id = acro
+    name = by_key(extract_fields(corrected_document(ws, doc_id)), "氏名")
+    assert name.redacted and name.value == "山田 花子"
+    row = name.to_dict()
+    assert row["value"] == REDACTED and row["key"] == "氏名" and row["value_bbox"] and row["key_bbox"]
+    assert "山田" not in json.dumps(row, ensure_ascii=False)
+
+
+def _widget_truth(path: Path):
+    import re
+
+    out = []
+    for page in pymupdf.open(path):
+        for w in page.widgets():
+            kind = w.field_type_string
+            if kind in ("CheckBox", "RadioButton"):
+                on = re.sub(r"#([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), str(w.on_state()))
+                selected = w.field_value not in (None, "", "Off", False) and (
+                    w.field_value is True or str(w.field_value) == on)
+                out.append((page.number + 1, tuple(w.rect), "", "selected" if selected else "unselected"))
+            elif kind in ("Text", "ComboBox", "ListBox", "Signature"):
+                value = w.field_value
+                value = ", ".join(value) if isinstance(value, (list, tuple)) else ("" if value is None else str(value))
+                out.append((page.number + 1, tuple(w.rect), value.strip(), "unknown"))
+    return out
+
+
+@pytest.mark.parametrize("name", ["cms1490s_filled.pdf", "irs_f7004_fillable.pdf",
+                                  "pdf_form_example_all_widget_types.pdf"])
+def test_the_widget_path_is_exact_on_real_acroforms(name, tmp_path):
+    from core.geometry import iou
+    from core.store.workspace import Workspace
+
+    path = FORMS_DIR / name
+    if not path.exists():
+        pytest.skip(f"{path} is absent: the real third-party forms are not part of the repository")
+    ws = Workspace(tmp_path / "ws")
+    record = ingest_path(ws, path, engine="fast").record
+    every = extract_fields(corrected_document(ws, record.doc_id))
+    truth = _widget_truth(path)
+    widget_pages = {page for page, *_ in truth}
+    assert all(f.source == "widget" for f in every if f.page in widget_pages)
+    fields = [f for f in every if f.source == "widget" and f.value_type != "radio"]
+    assert len(fields) == len(truth)
+    for page, rect, value, state in truth:
+        match = [f for f in fields if f.page == page and f.value_bbox and iou(f.value_bbox, rect) > 0.9]
+        assert len(match) == 1, (page, rect)
+        f = match[0]
+        assert f.source == "widget"
+        if state == "unknown":
+            assert (f.value, f.is_selection) == (value, False), (f.key, f.value, value)
+        else:
+            assert (f.selection_state, f.is_selection) == (state, True), (f.key, f.selection_state, state)
