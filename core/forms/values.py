@@ -6,6 +6,7 @@ text to its right on the same row or (a key ending in ：) the text directly bel
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from core.categories import Category
@@ -45,85 +46,171 @@ def _value_unit(inside: Sequence[Unit], area: BBox, doc_id: str, page: int) -> U
     return Unit(uid, page, area, "", None, C.FORM_FIELD, kind="box")
 
 
+Found = tuple[Unit, float]  # the value's unit and the confidence of the place it was found in
+
+
+@dataclass(frozen=True)
+class _Look:
+    """One key's search for its value: what every place to look needs."""
+    key: Unit
+    texts: Sequence[Unit]
+    r: Rulings
+    exclude: set[str]
+    doc_id: str
+    page: int
+    fillers: Sequence[Unit] = ()
+
+    @property
+    def kb(self) -> BBox:
+        return self.key.bbox
+
+    @property
+    def h(self) -> float:
+        return self.key.height
+
+    def unit(self, inside: Sequence[Unit], area: BBox) -> Unit:
+        return _value_unit(inside, area, self.doc_id, self.page)
+
+
 def value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Unit], used: set[str],
-               doc_id: str, page: int, form_page: bool = True) -> tuple[Unit, float] | None:
-    kb, h = key.bbox, key.height
-    cx, cy = center(kb)
-    exclude = used | {key.id}
+              doc_id: str, page: int, form_page: bool = True) -> Found | None:
+    """The unit holding `key`'s value and a confidence, from the places a form prints a value, tried
+    in order (see the module docstring); None when no place holds one."""
+    look = _Look(key, texts, r, used | {key.id}, doc_id, page)
+    cx, cy = center(key.bbox)
     cell = cell_at(r, cx, cy)
-    if cell is not None and contains(cell, kb, 2.0):
-        room_below = cell[3] - kb[3]
-        at_top = kb[1] - cell[1] <= max(6.0, 1.2 * h)
-        if at_top and room_below >= max(8.0, 0.8 * h):
-            area = (cell[0] + 1, kb[3], cell[2] - 1, cell[3] - 1)
-            others = [u for u in _inside(texts, (cell[0], cell[1], cell[2], kb[3]), exclude) if u.bbox[0] > kb[2]]
-            below = _inside(texts, area, exclude)
-            # a second label beside this one, or this label running on below, is not a filled value
-            if not others and not _continues_label(key, below) and not _data_row(texts, cell, kb, exclude):
-                return _value_unit(below, area, doc_id, page), 0.75
-        if room_below < max(8.0, 0.8 * h):
-            right = cell_at(r, cell[2] + 1.5, cy)
-            if right is not None and right[1] <= cy <= right[3] and (right[3] - right[1]) <= 2.5 * (cell[3] - cell[1]):
-                inside = _inside(texts, right, exclude)
-                if not inside or not _key_like_colon(inside[0]):
-                    return _value_unit(inside, right, doc_id, page), 0.8
-        return None
-    row = open_row_at(r, cx, cy) if cell is None else None
-    if row is not None and kb[1] - row[1] <= max(6.0, 1.2 * h) and row[3] - kb[3] >= max(8.0, 0.8 * h) \
-            and row[0] - 2 <= kb[0] and kb[2] <= row[2] + 2:
-        area = (row[0] + 1, kb[3], row[2] - 1, row[3] - 1)
-        beside = [u for u in _inside(texts, (row[0], row[1], row[2], kb[3]), exclude) if u.bbox[0] > kb[2]]
-        below = _inside(texts, area, exclude)
-        if not beside and not _continues_label(key, below) and not _data_row(texts, row, kb, exclude):
-            return _value_unit(below, area, doc_id, page), 0.6
-    fillers = fillers_of(texts)
-    amount = _amount_row(key, texts, r, fillers, exclude)
-    if amount is not None:
-        return _value_unit(_inside(texts, amount, exclude | _line_number_ids(texts, amount)), amount,
-                           doc_id, page), 0.75
-    # a box to the right on the same row
-    walls = sorted(x for x, a, b in r.v if x >= kb[2] - 1 and a - 1 <= cy <= b + 1
-                   and (x - kb[2] <= 160 or bridged(kb[2], x, kb, fillers)))
-    for x in walls[:2]:
-        box = cell_at(r, x + 1.5, cy)
-        if box is not None and box[0] >= kb[2] - 2 and box[3] - box[1] <= max(4.5 * h, 30) \
-                and not _text_between(label_candidates(texts), kb[2], box[0], kb, exclude):
-            inside = _inside(texts, box, exclude)
-            owner = any(key_like(u) and _labels_own_cell(u, box) for u in _inside(texts, box, {key.id}))
-            if not owner and (not inside or not (_key_like_colon(inside[0]) or _labels_own_cell(inside[0], box))):
-                return _value_unit(inside, box, doc_id, page), 0.8
-    # an underline to the right
-    for y, a, b in r.h:
-        if kb[3] - 0.5 * h <= y <= kb[3] + 0.8 * h and a >= kb[2] - 3 and a - kb[2] <= 40 and b - a >= 8:
-            area = (a, kb[1] - 2, b, y)
-            if not _text_between(texts, kb[2], a, kb, exclude):
-                return _value_unit(_inside(texts, area, exclude), area, doc_id, page), 0.7
-    # a box directly below the key (a label over a multi-line text box)
-    for b in _boxes_below(r, kb, h):
-        if not _text_between_rows(texts, kb, b, exclude):
-            inside = _inside(texts, b, exclude)
-            return _value_unit(inside, b, doc_id, page), 0.7
+    if cell is not None and contains(cell, key.bbox, 2.0):
+        # a key inside a ruled cell has its value in that cell or the one beside it, nowhere else
+        return _below_in_own_cell(look, cell) or _in_cell_to_the_right(look, cell)
+    if cell is None:
+        found = _below_in_open_row(look, open_row_at(r, cx, cy))
+        if found is not None:
+            return found
+    look = replace(look, fillers=fillers_of(texts))
+    for place in (_on_amount_row, _in_box_to_the_right, _on_underline, _in_box_below):
+        found = place(look)
+        if found is not None:
+            return found
     if YEAR_PREFIX.match(key.text.strip()):
         return None  # ", 20" labels only a ruled blank, never the printed text beside it
     if not form_page or not key_like(key, form_page) or (
             key.category not in LOOSE_KEY_CATEGORIES and not COLON_END.search(key.text)):
         return None  # text beside text inside a table or figure is a row of data, not a filled field
-    # text to the right on the same row
-    right = [u for u in texts if u.id not in exclude and same_row(u.bbox, kb) and u.bbox[0] >= kb[2] - 1
+    return _text_to_the_right(look) or _text_below_colon_key(look)
+
+
+def _below_in_own_cell(look: _Look, cell: BBox) -> Found | None:
+    """A label at the top of a tall cell: the value is written below it, in the same cell."""
+    kb, h, texts, exclude = look.kb, look.h, look.texts, look.exclude
+    room_below = cell[3] - kb[3]
+    at_top = kb[1] - cell[1] <= max(6.0, 1.2 * h)
+    if not (at_top and room_below >= max(8.0, 0.8 * h)):
+        return None
+    area = (cell[0] + 1, kb[3], cell[2] - 1, cell[3] - 1)
+    others = [u for u in _inside(texts, (cell[0], cell[1], cell[2], kb[3]), exclude) if u.bbox[0] > kb[2]]
+    below = _inside(texts, area, exclude)
+    # a second label beside this one, or this label running on below, is not a filled value
+    if not others and not _continues_label(look.key, below) and not _data_row(texts, cell, kb, exclude):
+        return look.unit(below, area), 0.75
+    return None
+
+
+def _in_cell_to_the_right(look: _Look, cell: BBox) -> Found | None:
+    """A label filling a short cell: the value is in the cell to its right, of about its height."""
+    kb, h = look.kb, look.h
+    if cell[3] - kb[3] >= max(8.0, 0.8 * h):
+        return None
+    cy = center(kb)[1]
+    right = cell_at(look.r, cell[2] + 1.5, cy)
+    if right is not None and right[1] <= cy <= right[3] and (right[3] - right[1]) <= 2.5 * (cell[3] - cell[1]):
+        inside = _inside(look.texts, right, look.exclude)
+        if not inside or not _key_like_colon(inside[0]):
+            return look.unit(inside, right), 0.8
+    return None
+
+
+def _below_in_open_row(look: _Look, row: BBox | None) -> Found | None:
+    """A label at the top of a ruled row open at its sides: the value is written below it."""
+    kb, h, texts, exclude = look.kb, look.h, look.texts, look.exclude
+    if row is None or not (kb[1] - row[1] <= max(6.0, 1.2 * h) and row[3] - kb[3] >= max(8.0, 0.8 * h)
+                           and row[0] - 2 <= kb[0] and kb[2] <= row[2] + 2):
+        return None
+    area = (row[0] + 1, kb[3], row[2] - 1, row[3] - 1)
+    beside = [u for u in _inside(texts, (row[0], row[1], row[2], kb[3]), exclude) if u.bbox[0] > kb[2]]
+    below = _inside(texts, area, exclude)
+    if not beside and not _continues_label(look.key, below) and not _data_row(texts, row, kb, exclude):
+        return look.unit(below, area), 0.6
+    return None
+
+
+def _on_amount_row(look: _Look) -> Found | None:
+    amount = _amount_row(look.key, look.texts, look.r, look.fillers, look.exclude)
+    if amount is None:
+        return None
+    inside = _inside(look.texts, amount, look.exclude | _line_number_ids(look.texts, amount))
+    return look.unit(inside, amount), 0.75
+
+
+def _in_box_to_the_right(look: _Look) -> Found | None:
+    """A box on the key's row, to its right (across a filler of dots or a short gap)."""
+    kb, h, r, texts, exclude = look.kb, look.h, look.r, look.texts, look.exclude
+    cy = center(kb)[1]
+    walls = sorted(x for x, a, b in r.v if x >= kb[2] - 1 and a - 1 <= cy <= b + 1
+                   and (x - kb[2] <= 160 or bridged(kb[2], x, kb, look.fillers)))
+    for x in walls[:2]:
+        box = cell_at(r, x + 1.5, cy)
+        if box is not None and box[0] >= kb[2] - 2 and box[3] - box[1] <= max(4.5 * h, 30) \
+                and not _text_between(label_candidates(texts), kb[2], box[0], kb, exclude):
+            inside = _inside(texts, box, exclude)
+            owner = any(key_like(u) and _labels_own_cell(u, box) for u in _inside(texts, box, {look.key.id}))
+            if not owner and (not inside or not (_key_like_colon(inside[0]) or _labels_own_cell(inside[0], box))):
+                return look.unit(inside, box), 0.8
+    return None
+
+
+def _on_underline(look: _Look) -> Found | None:
+    """An underline starting just right of the key, at its baseline."""
+    kb, h = look.kb, look.h
+    for y, a, b in look.r.h:
+        if kb[3] - 0.5 * h <= y <= kb[3] + 0.8 * h and a >= kb[2] - 3 and a - kb[2] <= 40 and b - a >= 8:
+            area = (a, kb[1] - 2, b, y)
+            if not _text_between(look.texts, kb[2], a, kb, look.exclude):
+                return look.unit(_inside(look.texts, area, look.exclude), area), 0.7
+    return None
+
+
+def _in_box_below(look: _Look) -> Found | None:
+    """A box directly below the key (a label over a multi-line text box)."""
+    for b in _boxes_below(look.r, look.kb, look.h):
+        if not _text_between_rows(look.texts, look.kb, b, look.exclude):
+            return look.unit(_inside(look.texts, b, look.exclude), b), 0.7
+    return None
+
+
+def _text_to_the_right(look: _Look) -> Found | None:
+    """Printed text on the key's row, to its right, after a colon or a clear gap."""
+    kb, h, key = look.kb, look.h, look.key
+    right = [u for u in look.texts if u.id not in look.exclude and same_row(u.bbox, kb) and u.bbox[0] >= kb[2] - 1
              and u.bbox[0] - kb[2] <= max(200.0, 10 * h) and _valueish(u)]
     if right:
         nearest = min(right, key=lambda u: u.bbox[0])
         gap = nearest.bbox[0] - kb[2]
         if not _key_like_colon(nearest) and (COLON_END.search(key.text) or gap >= 1.5 * h):
             return nearest, 0.6
-    # a key ending in ： takes the text directly below
-    if COLON_END.search(key.text):
-        below = [u for u in texts if u.id not in exclude and _valueish(u) and u.bbox[1] >= kb[3] - 1
-                 and u.bbox[1] - kb[3] <= 1.0 * h and abs(u.bbox[0] - kb[0]) <= 1.5 * h]
-        if below:
-            nearest = min(below, key=lambda u: u.bbox[1])
-            if not _key_like_colon(nearest):
-                return nearest, 0.5
+    return None
+
+
+def _text_below_colon_key(look: _Look) -> Found | None:
+    """A key ending in ： takes the text directly below it."""
+    kb, h = look.kb, look.h
+    if not COLON_END.search(look.key.text):
+        return None
+    below = [u for u in look.texts if u.id not in look.exclude and _valueish(u) and u.bbox[1] >= kb[3] - 1
+             and u.bbox[1] - kb[3] <= 1.0 * h and abs(u.bbox[0] - kb[0]) <= 1.5 * h]
+    if below:
+        nearest = min(below, key=lambda u: u.bbox[1])
+        if not _key_like_colon(nearest):
+            return nearest, 0.5
     return None
 
 
