@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from core.categories import Category
+from core.chunks.blocks import FURNITURE
+from core.forms.redaction import REDACTED
 from core.model import Document, Element, thaw
 
 DOCLING_VERSION = "1.10.0"
-REDACTED = "[REDACTED]"
 
 C = Category
 TEXT_LABELS = {
@@ -29,7 +30,6 @@ TEXT_LABELS = {
     C.FORMULA: "formula", C.CODE: "code", C.REFERENCE: "reference", C.FORM_FIELD: "text",
     C.DECORATIVE: "text", C.SELECTION_MARK: "checkbox_unselected",
 }
-FURNITURE = (C.PAGE_HEADER, C.PAGE_FOOTER)
 FLOATING = (C.TABLE, C.DOCUMENT_INDEX, C.PICTURE, C.CODE)
 # docling-core's CodeLanguageLabel values, matched case-insensitively; anything else is "unknown"
 CODE_LANGUAGES = ("Ada", "Awk", "Bash", "bc", "C", "C#", "C++", "CMake", "COBOL", "CSS", "Ceylon", "Clojure",

@@ -20,6 +20,8 @@ from core.review.events import ELEMENT_KINDS, FORM_KINDS, events_in_effect
 from core.review.reanchor import ELEMENT_REFS, AnchorPlan, reviewer_element_id
 from core.store.records import StoredEvent
 
+# The same alias as core.review.box_text's, written again so replay never imports pymupdf: only
+# an event that has to read a box from the PDF loads box_text.
 TextReader = Callable[[int, BBox], str]
 
 

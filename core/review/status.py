@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from core.review.corrections import corrected_view, machine_document
-from core.review.describe import element_pages, event_page
+from core.review.describe import describe, element_pages, event_page
 from core.review.events import REVIEW_STATUSES, events_in_effect
 from core.model import Document
 from core.store.records import StoredEvent
@@ -100,8 +100,6 @@ class AuditRow:
 
 def audit_log(ws: Workspace, doc_id: str) -> list[AuditRow]:
     """Who changed what and when, newest last, with whether each event is still in effect."""
-    from core.review.describe import describe
-
     view = corrected_view(ws, doc_id)
     events = ws.events(doc_id)
     docs = (view.doc, machine_document(ws, doc_id))
