@@ -101,17 +101,22 @@ def value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Unit
 
 def _below_in_own_cell(look: _Look, cell: BBox) -> Found | None:
     """A label at the top of a tall cell: the value is written below it, in the same cell."""
-    kb, h, texts, exclude = look.kb, look.h, look.texts, look.exclude
-    room_below = cell[3] - kb[3]
+    kb, h = look.kb, look.h
     at_top = kb[1] - cell[1] <= max(6.0, 1.2 * h)
-    if not (at_top and room_below >= max(8.0, 0.8 * h)):
+    if not (at_top and cell[3] - kb[3] >= max(8.0, 0.8 * h)):
         return None
-    area = (cell[0] + 1, kb[3], cell[2] - 1, cell[3] - 1)
-    others = [u for u in _inside(texts, (cell[0], cell[1], cell[2], kb[3]), exclude) if u.bbox[0] > kb[2]]
+    return _written_below(look, cell, 0.75)
+
+
+def _written_below(look: _Look, region: BBox, confidence: float) -> Found | None:
+    """What is written below the key inside the ruled `region` it heads (a cell or an open row)."""
+    kb, texts, exclude = look.kb, look.texts, look.exclude
+    area = (region[0] + 1, kb[3], region[2] - 1, region[3] - 1)
+    beside = [u for u in _inside(texts, (region[0], region[1], region[2], kb[3]), exclude) if u.bbox[0] > kb[2]]
     below = _inside(texts, area, exclude)
     # a second label beside this one, or this label running on below, is not a filled value
-    if not others and not _continues_label(look.key, below) and not _data_row(texts, cell, kb, exclude):
-        return look.unit(below, area), 0.75
+    if not beside and not _continues_label(look.key, below) and not _data_row(texts, region, kb, exclude):
+        return look.unit(below, area), confidence
     return None
 
 
@@ -131,16 +136,11 @@ def _in_cell_to_the_right(look: _Look, cell: BBox) -> Found | None:
 
 def _below_in_open_row(look: _Look, row: BBox | None) -> Found | None:
     """A label at the top of a ruled row open at its sides: the value is written below it."""
-    kb, h, texts, exclude = look.kb, look.h, look.texts, look.exclude
+    kb, h = look.kb, look.h
     if row is None or not (kb[1] - row[1] <= max(6.0, 1.2 * h) and row[3] - kb[3] >= max(8.0, 0.8 * h)
                            and row[0] - 2 <= kb[0] and kb[2] <= row[2] + 2):
         return None
-    area = (row[0] + 1, kb[3], row[2] - 1, row[3] - 1)
-    beside = [u for u in _inside(texts, (row[0], row[1], row[2], kb[3]), exclude) if u.bbox[0] > kb[2]]
-    below = _inside(texts, area, exclude)
-    if not beside and not _continues_label(look.key, below) and not _data_row(texts, row, kb, exclude):
-        return look.unit(below, area), 0.6
-    return None
+    return _written_below(look, row, 0.6)
 
 
 def _on_amount_row(look: _Look) -> Found | None:
