@@ -26,10 +26,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-from core.review import corrections  # noqa: E402
 from core.categories import Category  # noqa: E402
-from core.review.corrections import corrected_view, record_events  # noqa: E402
 from core.ingest.pipeline import ingest_path  # noqa: E402
+from core.review import corrections  # noqa: E402
+from core.review.corrections import corrected_view, record_events  # noqa: E402
 from core.review.status import audit_log, review_progress  # noqa: E402
 from core.store.workspace import Workspace  # noqa: E402
 from long_document import long_pdf  # noqa: E402  (bench/ is on sys.path when run as a script)

@@ -35,11 +35,11 @@ sys.path.insert(0, str(ROOT))
 
 import pymupdf  # noqa: E402
 
-from core.review.corrections import corrected_document  # noqa: E402
 from core.forms.fields import extract_fields  # noqa: E402
 from core.forms.form_field import FormField  # noqa: E402
 from core.geometry import iou  # noqa: E402
 from core.ingest.pipeline import ingest_bytes  # noqa: E402
+from core.review.corrections import corrected_document  # noqa: E402
 from core.store.workspace import Workspace  # noqa: E402
 
 REALDATA = ROOT.parent / "shared" / "realdata"

@@ -26,9 +26,9 @@ sys.path.insert(0, str(ROOT))
 
 import pymupdf  # noqa: E402
 
-from core.ingest.pipeline import ingest_bytes  # noqa: E402
 from core.ingest.layout_worker import layout_worker_pid, load_layout_model, start_layout_worker  # noqa: E402
 from core.ingest.pdf import parse_pdf  # noqa: E402
+from core.ingest.pipeline import ingest_bytes  # noqa: E402
 from core.refine.rules import refine  # noqa: E402
 from core.store.records import doc_id_for, sha256_of  # noqa: E402
 from core.store.workspace import Workspace  # noqa: E402

@@ -31,12 +31,12 @@ sys.path.insert(0, str(ROOT))
 
 import pymupdf  # noqa: E402
 
-from core.review.corrections import corrected_document  # noqa: E402
 from core.ingest.pipeline import ingest_path  # noqa: E402
 from core.model import Page  # noqa: E402
 from core.render import (  # noqa: E402
                          clear_caches, fabric_drawing, overlay_boxes, page_image_bytes, page_view_image,
                          )
+from core.review.corrections import corrected_document  # noqa: E402
 from core.store.workspace import Workspace  # noqa: E402
 
 COLD_BUDGET = 1.3

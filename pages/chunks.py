@@ -15,12 +15,12 @@ import streamlit as st
 
 from core.categories import Category
 from core.chunks.chunking import build_chunks
-from core.errors import InspectorError
 from core.chunks.evidence import summarise
 from core.chunks.pipeline import chunks_for, evidence_for
+from core.chunks.policy import DEFAULT, Policy, describe, load_policy, policy_from_toml
+from core.errors import InspectorError
 from core.export.formats import FORMATS, export, file_name
 from core.model import Chunk, Document
-from core.chunks.policy import DEFAULT, Policy, describe, load_policy, policy_from_toml
 from core.render import Box
 from ui import state
 from ui.crops_view import crops_section

@@ -13,13 +13,13 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from core.errors import InspectorError
-from core.evaluation.scoring import EvalConfig, EvaluationReport, QuestionResult, evaluate_workspace
-from core.evaluation.gold import GoldItem, all_tags, anchor_items, load_items, parse_gold_jsonl
 from core.chunks.policy import load_policy, policy_from_mapping
-from core.render import Box
+from core.errors import InspectorError
+from core.evaluation.gold import GoldItem, all_tags, anchor_items, load_items, parse_gold_jsonl
 from core.evaluation.retrieval import RETRIEVERS, RetrieverOptions
+from core.evaluation.scoring import EvalConfig, EvaluationReport, QuestionResult, evaluate_workspace
 from core.evaluation.tokenize import TokenizerSpec
+from core.render import Box
 from ui import state
 from ui.page_view import page_view
 from ui.tables import pickable_table

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from core.chunks.policy import DEFAULT
 from core.forms.field_edits import STATUS_COLOURS, STATUS_LABELS, edit_events, field_at, field_status, toggle_events
 from core.forms.fields import extract_fields
 from core.forms.form_chunks import form_chunks
@@ -19,7 +20,6 @@ from core.forms.form_events import element_id_of
 from core.forms.form_field import FormField
 from core.geometry import center
 from core.model import Document, Element
-from core.chunks.policy import DEFAULT
 from core.render import Box, Line, element_at
 from ui import state
 from ui.edit_panel import (

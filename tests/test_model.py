@@ -1,9 +1,9 @@
 import pytest
 from hypothesis import given, strategies as st
 
+from core import geometry
 from core.categories import Category, COLOURS, LABEL_MAPS, category_from_label, parse_category
 from core.model import Document, Element, Page, element_id
-from core import geometry
 
 
 def test_every_category_has_a_colour_and_a_japanese_label():

@@ -20,14 +20,14 @@ from typing import Any, Mapping, Sequence
 import streamlit as st
 
 from core.categories import Category
-from core.review.corrections import machine_document, record_events
-from core.review.describe import describe
-from core.review.events import REVIEW_STATUSES
-from core.review.undo import NothingToUndo, redo_last, undo_last, undo_state
 from core.errors import InspectorError, StaleView
 from core.geometry import coverage, union
 from core.model import BBox, Document, Element
 from core.render import image_size, page_view_image, pixels_to_bbox, points_to_pixels
+from core.review.corrections import machine_document, record_events
+from core.review.describe import describe
+from core.review.events import REVIEW_STATUSES
+from core.review.undo import NothingToUndo, redo_last, undo_last, undo_state
 from ui import state
 from ui.text import shorten
 

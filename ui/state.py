@@ -14,8 +14,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from core.review.corrections import corrected_document
 from core.model import Document
+from core.review.corrections import corrected_document
 from core.store.records import DocumentRecord, workspace_root
 from core.store.workspace import Workspace
 

@@ -8,10 +8,10 @@ from collections import defaultdict
 from typing import Sequence
 
 from core.categories import Category
-from core.geometry import distance
-from core.model import Element
 from core.chunks.blocks import TEXT_PRODUCING, Attachment
 from core.chunks.policy import Policy
+from core.geometry import distance
+from core.model import Element
 from core.text import nfkc
 
 C = Category

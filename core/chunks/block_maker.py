@@ -6,7 +6,6 @@ import re
 from typing import Any, Mapping
 
 from core.categories import Category
-from core.model import Element, freeze_attrs
 from core.chunks.attachment import Attacher, footnote_marker, footnote_number, marker_position
 from core.chunks.blocks import (
     ATOMIC, FLOW, FORM_CATEGORIES, GROUP, HEADING, HEADINGS, NOTE, REFONLY, TABLE, TEXT_PRODUCING, Block, Piece,
@@ -16,6 +15,7 @@ from core.chunks.pieces import (
 )
 from core.chunks.policy import Action, Policy
 from core.chunks.sections import heading_style
+from core.model import Element, freeze_attrs
 from core.text import join_lines, nfkc
 
 C = Category

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.categories import Category
-from core.model import Element
 from core.chunks.policy import Action
+from core.model import Element
 
 C = Category
 HEADINGS = (C.TITLE, C.SECTION_HEADER)

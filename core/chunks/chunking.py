@@ -24,14 +24,14 @@ from core.chunks.blocks import (
 )
 from core.chunks.cache import PAGE_EVIDENCE
 from core.chunks.evidence import build_page_evidence, page_contexts
-from core.chunks.sections import SectionStack
-from core.geometry import coverage
-from core.model import Chunk, Document, Element, SourceRef, freeze_attrs
 from core.chunks.naive import naive_chunks
 from core.chunks.policy import Action, Policy, load_policy
+from core.chunks.sections import SectionStack
 from core.forms.fields import extract_fields
 from core.forms.form_chunks import form_chunks
 from core.forms.redaction import REDACTED, rules_from_policy
+from core.geometry import coverage
+from core.model import Chunk, Document, Element, SourceRef, freeze_attrs
 
 __all__ = ["build_chunks", "naive_chunks", "document_evidence", "layout_chunks",
            "form_fields", "form_split", "form_pages", "mask_redacted"]

@@ -33,12 +33,12 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from core.categories import Category
-from core.model import Document, Element, Page
 from core.chunks.attachment import Attacher
 from core.chunks.block_maker import BlockMaker
 from core.chunks.blocks import FURNITURE, HEADINGS, Furniture, PageContext, PageEvidence, metadata_key
 from core.chunks.furniture import furniture_key, furniture_kind, repeated_furniture
 from core.chunks.policy import Action, Policy
+from core.model import Document, Element, Page
 
 C = Category
 

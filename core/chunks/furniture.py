@@ -7,9 +7,9 @@ from collections import defaultdict
 from functools import lru_cache
 
 from core.categories import Category
-from core.model import Document, Element
 from core.chunks.blocks import FURNITURE
 from core.chunks.policy import Policy
+from core.model import Document, Element
 from core.text import digits_masked, nfkc, normalise
 
 

@@ -7,9 +7,9 @@ import json
 import re
 from typing import Any
 
-from core.model import Element
 from core.chunks.blocks import Piece
 from core.chunks.policy import Policy
+from core.model import Element
 
 
 # ---- formula and code ---------------------------------------------------------------------------

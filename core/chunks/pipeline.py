@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from core.chunks.blocks import PageEvidence
 from core.chunks.cache import CHUNK_SETS
 from core.chunks.chunking import build_chunks, document_evidence, form_fields, form_split
 from core.chunks.crops import attach_crops
-from core.chunks.blocks import PageEvidence
 from core.chunks.policy import Policy, load_policy
 from core.model import Chunk
 from core.review.corrections import corrected_document

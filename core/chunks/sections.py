@@ -9,9 +9,9 @@ from collections import Counter
 from typing import Any
 
 from core.categories import Category
+from core.chunks.blocks import HEADINGS
 from core.headings import KANJI_NUMERALS
 from core.model import Document, Element
-from core.chunks.blocks import HEADINGS
 from core.text import nfkc, normalise
 
 C = Category

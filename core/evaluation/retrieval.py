@@ -22,8 +22,8 @@ import numpy as np
 from scipy import sparse
 
 from core.errors import InspectorError
-from core.model import Chunk
 from core.evaluation.tokenize import Tokenizer, TokenizerSpec, make_tokenizer, normalize
+from core.model import Chunk
 
 RETRIEVERS = ("bm25", "tfidf", "fusion", "dense")
 SCOPES = ("corpus", "routed")

@@ -29,8 +29,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from core.errors import BadInput
 from core.evaluation.gold import ANCHORED, PAGE_ONLY, GoldItem, match_text
-from core.model import Chunk, Document
 from core.evaluation.retrieval import RETRIEVERS, SCOPES, ChunkSearch, RetrievedChunk, RetrieverOptions
+from core.model import Chunk, Document
 
 DEFAULT_KS = (1, 3, 5, 10)
 DEFAULT_BUDGETS = (500, 1000, 2000, 4000)

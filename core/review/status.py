@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+from core.model import Document
 from core.review.corrections import corrected_view, machine_document
 from core.review.describe import describe, element_pages, event_page
 from core.review.events import REVIEW_STATUSES, events_in_effect
-from core.model import Document
 from core.store.records import StoredEvent
 from core.store.workspace import Workspace
 

@@ -1,7 +1,7 @@
 """The Forms page (pages/forms.py) through the real app with AppTest."""
 from apptest_helpers import doc_id_of, open_page, sample_workspace, texts  # noqa: F401
-from core.review.corrections import corrected_document
 from core.forms.fields import extract_fields
+from core.review.corrections import corrected_document
 from core.store.workspace import Workspace
 
 DOC = "shinseisho_form.pdf"

@@ -5,8 +5,8 @@ from collections import Counter
 
 from apptest_helpers import doc_id_of, open_page, sample_workspace, texts  # noqa: F401
 from core.categories import Category
-from core.review.corrections import corrected_document
 from core.model import Document, Element, Page
+from core.review.corrections import corrected_document
 from core.store.workspace import Workspace
 
 INSPECT = "pages/inspect.py"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from core.categories import Category
-from core.review.corrections import corrected_document
 from core.evaluation.gold import load_items
+from core.review.corrections import corrected_document
 from core.store.workspace import Workspace
 
 pytestmark = pytest.mark.browser

@@ -8,9 +8,9 @@ from core.categories import Category
 from core.chunks.cache import cache_stats, clear_cache
 from core.chunks.chunking import build_chunks, naive_chunks
 from core.chunks.pipeline import chunks_for
+from core.chunks.policy import DEFAULT, policy_from_mapping
 from core.ingest.pipeline import ingest_path
 from core.model import Document
-from core.chunks.policy import DEFAULT, policy_from_mapping
 from core.store.workspace import Workspace
 from chunk_fixtures import SAMPLES, doc, el, squash, truth_document
 from sentinel_pdf import (

@@ -3,8 +3,8 @@ from pathlib import Path
 import pytest
 
 from core.categories import Category
-from core.errors import PolicyError
 from core.chunks.policy import DEFAULT, NAIVE, Action, describe, load_policy, policy_from_mapping
+from core.errors import PolicyError
 
 ROOT = Path(__file__).resolve().parents[2]
 

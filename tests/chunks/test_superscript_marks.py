@@ -6,10 +6,10 @@ import pymupdf
 import pytest
 
 from core.categories import Category
-from core.chunks.chunking import build_chunks, document_evidence
 from core.chunks.attachment import footnote_number
-from core.ingest.pdf import parse_pdf
+from core.chunks.chunking import build_chunks, document_evidence
 from core.chunks.policy import DEFAULT
+from core.ingest.pdf import parse_pdf
 from core.refine.rules import refine
 from pdf_builders import build_pdf
 

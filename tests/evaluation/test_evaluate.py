@@ -4,11 +4,11 @@ import math
 import pytest
 
 from core.categories import Category
+from core.evaluation.retrieval import RetrievedChunk
 from core.evaluation.scoring import (EvalConfig, EvidenceUnit, Question, budget_prefix, category_rows, evaluate_chunks,
                                      found_in_prefix, hit_at_k, ndcg_at_k, reciprocal_rank, recall_at_k, score_question,
                                      summary_rows)
 from core.model import Chunk, SourceRef
-from core.evaluation.retrieval import RetrievedChunk
 
 
 def chunk(cid: str, text: str, refs=(), doc="d", pages=(1, 1)) -> Chunk:

@@ -3,10 +3,10 @@ reciprocal-rank fusion, optional dense, corpus-wide or routed per document."""
 import pytest
 
 from core.categories import Category
-from core.model import Chunk, SourceRef
 from core.evaluation.retrieval import (BM25Index, ChunkSearch, FusionIndex, RetrieverOptions, RetrieverUnavailable,
                                        TfidfIndex, build_index)
 from core.evaluation.tokenize import make_tokenizer
+from core.model import Chunk, SourceRef
 
 TEXTS = [
     "交通費は、最も経済的かつ合理的な経路により算出した実費を支給する。",

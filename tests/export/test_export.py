@@ -6,10 +6,10 @@ from hypothesis import given, settings, strategies as st
 from core import cli
 from core.categories import Category
 from core.chunks.chunking import build_chunks
+from core.chunks.policy import DEFAULT
 from core.export.formats import FORMATS, export, file_name, llamaindex_records, to_jsonl, to_langchain, to_llamaindex
 from core.ingest.pipeline import ingest_path
 from core.model import Chunk, SourceRef
-from core.chunks.policy import DEFAULT
 from core.store.workspace import Workspace
 from chunk_fixtures import SAMPLES, squash, truth_document
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from core.cli import main as cli_main
-from core.review.corrections import corrected_document, record_events
 from core.forms.fields import extract_fields
 from core.forms.form_field import FormField
-from core.ingest.pipeline import ingest_path
 from core.forms.redaction import DEFAULT_RULES, REDACTED, RedactionRules, redact_value, rules_from_policy
+from core.ingest.pipeline import ingest_path
+from core.review.corrections import corrected_document, record_events
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ("shinseisho_form.pdf", "shinseisho_flat.pdf")

@@ -13,8 +13,8 @@ import pytest
 
 from core.categories import Category
 from core.cli import main as cli_main
-from core.ingest.pipeline import ingest_bytes, ingest_path
 from core.ingest.pdf import parse_pdf
+from core.ingest.pipeline import ingest_bytes, ingest_path
 from core.store.records import doc_id_for, sha256_of
 from core.store.workspace import Workspace
 from pdf_builders import build_pdf, html, paragraph, ruled_table, text

@@ -12,14 +12,14 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from core import cli
 from core.categories import Category
+from core.errors import StaleView
+from core.model import Document, Element, Page
 from core.review.corrections import corrected_document, corrected_view, record_events
 from core.review.describe import describe
 from core.review.events import BadEvent, events_in_effect
+from core.review.reanchor import reviewer_element_id
 from core.review.replay import ReplayCache, replay
 from core.review.undo import NothingToUndo, redo_last, undo_last, undo_state
-from core.errors import StaleView
-from core.model import Document, Element, Page
-from core.review.reanchor import reviewer_element_id
 from core.store.records import StoredEvent
 from core.store.workspace import Workspace
 from review_fixtures import by_text, picture
