@@ -71,10 +71,21 @@ class LayoutWorker:
             except Exception:
                 proc.kill()
 
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self.running else None
+
+    def ensure_started(self) -> None:
+        if not self.running:
+            self._start()
+
     def open(self, key: str, pdf_bytes: bytes) -> None:
         """Make `pdf_bytes` the child's current document (skipped when it already is)."""
-        if self._proc is None or self._proc.poll() is not None:
-            self._start()
+        self.ensure_started()
         if self._doc_key != key:
             _send(self._proc.stdin, ("open", pdf_bytes))
             self._doc_key = key
@@ -144,14 +155,12 @@ def start_layout_worker() -> None:
     """Start the layout process now (it loads the model at once), so the first upload does not wait
     for it. Optional: the first layout ingest starts it anyway."""
     with WORKER.lock:
-        if WORKER._proc is None or WORKER._proc.poll() is not None:
-            WORKER._start()
+        WORKER.ensure_started()
 
 
 def layout_worker_pid() -> int | None:
     """The layout process's pid (for benchmarks that count its CPU time), None when not running."""
-    proc = WORKER._proc
-    return proc.pid if proc is not None and proc.poll() is None else None
+    return WORKER.pid
 
 
 ModelBox = tuple[float, float, float, float, str, tuple]  # x0, y0, x1, y1, class, ((row, col, text), ...)
