@@ -16,9 +16,7 @@ from core.forms.rulings import unit_index
 from core.forms.units import Unit, section_paths
 from core.forms.widget_fields import widget_kind, widget_state, widget_value_text
 from core.model import Document, Element
-
-FORM_EVENT_KINDS = ("pair", "unpair", "set_value", "redact", "unredact")
-
+from core.review.events import FORM_KINDS
 
 def active_events(events: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """Events still in force: an `undo` cancels its target; undoing an undo restores it."""
@@ -38,7 +36,7 @@ def events_in_effect(doc: Document, events: Sequence[Any]) -> list[Mapping[str, 
     folded = _thawed(doc.meta_value("form_events", ()))
     seen = {str(e.get("id")) for e in folded if e.get("id") not in (None, "")}
     given = [e.to_dict() if hasattr(e, "to_dict") else e for e in events]
-    fresh = [e for e in active_events(given) if e.get("kind") in FORM_EVENT_KINDS
+    fresh = [e for e in active_events(given) if e.get("kind") in FORM_KINDS
              and (e.get("id") in (None, "") or str(e.get("id")) not in seen)]
     return list(folded) + fresh
 

@@ -406,3 +406,10 @@ def test_a_correction_rebuilds_only_the_evidence_of_the_page_it_touches(stored):
     after = chunks_for(ws, doc.doc_id)
     assert cache_stats()["page_evidence_built"] - built == per_page  # page 2 only
     assert any(body.id in [r.record_id for r in c.refs] and Category.LIST_ITEM in c.source_categories for c in after)
+
+
+def test_every_event_kind_has_its_own_validator():
+    from core.review.events import _VALIDATORS, EVENT_KINDS
+
+    # a kind the envelope accepts but no validator checks would end in a KeyError, not a message
+    assert sorted(_VALIDATORS) == sorted(EVENT_KINDS)
