@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from core.errors import BadInput
+from core.store.records import DocumentRecord
 from core.store.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -44,9 +45,7 @@ def cli_ingest(args: argparse.Namespace, ws: Workspace) -> int:
             print(f"error: cannot read {name}: {err.strerror}", file=sys.stderr)
             failed += 1
             continue
-        r = result.record
-        line = {"doc_id": r.doc_id, "source": r.source, "pages": r.page_count, "engine": r.engine,
-                "created": result.created}
+        line = {**_document_line(result.record), "created": result.created}
         print(json.dumps(line, ensure_ascii=False), flush=True)
     return 2 if failed else 0
 
@@ -56,8 +55,7 @@ def cli_import(args: argparse.Namespace, ws: Workspace) -> int:
     from core.ingest.importers import import_file
 
     result = import_file(ws, args.file, args.format, pdf=args.pdf)
-    print(json.dumps({"doc_id": result.record.doc_id, "source": result.record.source,
-                      "pages": result.record.page_count, "engine": result.record.engine}, ensure_ascii=False))
+    print(json.dumps(_document_line(result.record), ensure_ascii=False))
     return 0
 
 
@@ -168,6 +166,11 @@ def cli_evaluate(args: argparse.Namespace, ws: Workspace) -> int:
         return 0
     print(render_tables(report))
     return 0
+
+
+def _document_line(record: DocumentRecord) -> dict[str, Any]:
+    """What `ingest` and `import` print of a stored document (DESIGN.md's command line)."""
+    return {"doc_id": record.doc_id, "source": record.source, "pages": record.page_count, "engine": record.engine}
 
 
 def _print_anchor_warnings(report: ImportReport, out=None) -> None:
