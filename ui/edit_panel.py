@@ -29,6 +29,7 @@ from core.review.describe import describe
 from core.review.events import REVIEW_STATUSES
 from core.review.undo import NothingToUndo, redo_last, undo_last, undo_state
 from ui import state
+from ui.structure_tools import structure_tools
 from ui.text import shorten
 
 SELECT, DRAW, MOVE = "Select", "Draw a box", "Move / resize"
@@ -277,6 +278,7 @@ def selected_element_tools(doc: Document, elements: Sequence[Element], element: 
     delete_col.button("Delete", key="rli:edit:delete", width="stretch",
                       on_click=_delete, args=(doc, targets))
     others = [e for e in elements if e.id != element.id]
+    structure_tools(doc, elements, element, save)
     if others:
         merge_col, merge_button_col = st.columns([4.2, 1.2], vertical_alignment="bottom")
         merge_key = f"rli:edit:merge_with:{element.id}"

@@ -32,6 +32,7 @@ from core.forms.form_chunks import form_chunks
 from core.forms.redaction import REDACTED, rules_from_policy
 from core.geometry import coverage
 from core.model import Chunk, Document, Element, SourceRef, freeze_attrs
+from core.review.structure import BREAK, CHUNK_WISH, JOIN
 
 __all__ = ["build_chunks", "naive_chunks", "document_evidence", "layout_chunks",
            "form_fields", "form_split", "form_pages", "mask_redacted"]
@@ -82,6 +83,8 @@ class _Assembler:
         self.pending_refs: list[Element] = []
         self.pending_notes: list[Piece] = []
         self.continued = False  # the current section already produced a flow chunk
+        self.joining = False  # a reviewer's join_chunks: the next flush is not a chunk boundary
+        self.wishes_seen: set[str] = set()  # elements whose chunk_break / join_chunks was applied
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -103,7 +106,46 @@ class _Assembler:
             self.flush()  # the two halves of a spread are different printed pages
         handler = {HEADING: self.heading, FLOW: self.flow, GROUP: self.group, ATOMIC: self.atomic,
                    TABLE: self.table, REFONLY: self.refonly, NOTE: self.note}[block.kind]
+        if block.kind in (FLOW, GROUP):
+            handler(block)  # their wishes are taken piece by piece (_add_piece)
+            return
+        wish = self._reviewer_wish(block.elements[0]) if block.elements else None
+        if wish == BREAK:
+            self.flush()
+            self.continued = False
+        if wish == JOIN and block.kind in (HEADING, NOTE, REFONLY):
+            self._reopen_previous()
+        before, into = len(self.drafts), self.cur or (self.drafts[-1] if self.drafts else None)
+        self.joining = wish == JOIN
         handler(block)
+        self.joining = False
+        if wish == JOIN and into is not None and block.kind in (ATOMIC, TABLE):
+            self._join_into(into, self.drafts[before:])
+            del self.drafts[before:]
+            if self.cur is None and not any(d is into for d in self.drafts):
+                self.cur = into  # it was open, and the table took its headings: it stays open
+
+    def _reviewer_wish(self, element: Element) -> str | None:
+        """The reviewer's chunk_break / join_chunks on `element`, once: at its first piece."""
+        wish = element.attr(CHUNK_WISH)
+        if wish is None or element.id in self.wishes_seen:
+            return None
+        self.wishes_seen.add(element.id)
+        return wish
+
+    def _reopen_previous(self) -> None:
+        """join_chunks with nothing open: the last flow chunk takes what comes next."""
+        if self.cur is None and self.drafts and self.drafts[-1].kind == FLOW:
+            self.cur = self.drafts.pop()
+
+    @staticmethod
+    def _join_into(into: _Draft, drafts: Sequence[_Draft]) -> None:
+        for draft in drafts:
+            into.pieces.extend(draft.pieces)
+            into.refonly.extend(draft.refonly)
+            into.body_chars += sum(len(p.text) for p in draft.pieces)
+            for key, value in draft.extras.items():
+                into.extras.setdefault(key, value)
 
     def heading(self, block: Block) -> None:
         headings_only = self.cur is not None and not self.cur.body_chars
@@ -138,10 +180,20 @@ class _Assembler:
         self.flow(block)
 
     def _add_piece(self, piece: Piece, side: str | None) -> None:
-        if (self.cur is not None and self.cur.body_chars
+        wish = self._reviewer_wish(piece.elements[0]) if piece.elements else None
+        if wish == BREAK:
+            self.flush()
+            self.continued = False
+        elif (wish != JOIN and self.cur is not None and self.cur.body_chars
                 and self.cur.chars + len(piece.text) + 1 > self.policy.max_chars):
             self.flush()
             self.continued = True
+        if wish == JOIN and self.cur is None and self.drafts and self.drafts[-1].kind != FLOW:
+            self.drafts[-1].pieces.append(piece)  # stays with the table or figure before it
+            self.drafts[-1].body_chars += len(piece.text)
+            return
+        if wish == JOIN:
+            self._reopen_previous()
         self._open(side)
         self.cur.pieces.append(piece)
         self.cur.body_chars += len(piece.text)
@@ -234,6 +286,8 @@ class _Assembler:
                 self.cur.extras.setdefault(key, value)
 
     def flush(self) -> None:
+        if self.joining:
+            return
         if self.cur is not None:
             if self.cur.pieces and any(p.text for p in self.cur.pieces):
                 self._emit(self.cur)

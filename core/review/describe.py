@@ -27,6 +27,17 @@ def describe(payload: Mapping[str, Any], name: Callable[[str], str] | None = Non
         return f"unlink {n(payload.get('source'))}" + (f" from {n(payload['target'])}" if payload.get("target") else "")
     if kind == "set_selection":
         return f"set {n(payload.get('target'))} {payload.get('state')}"
+    if kind == "set_text":
+        return f"set the text of {n(payload.get('target'))} to “{str(payload.get('text', ''))[:60]}”"
+    if kind == "reorder":
+        where = "after" if payload.get("after") is not None else "before"
+        return f"move {n(payload.get('target'))} {where} {n(payload.get(where))} in reading order"
+    if kind == "split_element":
+        return f"split {n(payload.get('target'))} after line {payload.get('at_line')}"
+    if kind == "chunk_break":
+        return f"start a new chunk at {n(payload.get('before'))}"
+    if kind == "join_chunks":
+        return f"keep {n(payload.get('before'))} in the chunk before it"
     if kind == "mark_reviewed":
         return f"page {payload.get('page')} {payload.get('status')}"
     if kind == "undo":

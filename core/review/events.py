@@ -14,13 +14,16 @@ from typing import Any, Callable, Mapping, Sequence
 from core.categories import Category, parse_category
 from core.errors import BadInput
 from core.model import SELECTION_STATES, Document, Element, make_bbox
+from core.review.structure import split_line_count
 from core.store.records import StoredEvent
 
-ELEMENT_KINDS = ("relabel", "delete_element", "add_element", "move_bbox", "link", "unlink", "set_selection")
+ELEMENT_KINDS = ("relabel", "delete_element", "add_element", "move_bbox", "link", "unlink", "set_selection",
+                 "set_text", "reorder", "split_element", "chunk_break", "join_chunks")
 FORM_KINDS = ("pair", "unpair", "set_value", "redact", "unredact")
 REVIEW_STATUSES = ("unreviewed", "in_progress", "reviewed")
 EVENT_KINDS = ELEMENT_KINDS + FORM_KINDS + ("mark_reviewed", "undo")
 LINK_SOURCES = (Category.CAPTION, Category.FOOTNOTE)
+MAX_TEXT_CHARS = 200_000  # a set_text longer than a dense page's text is a paste gone wrong
 
 
 class BadEvent(BadInput):
@@ -179,6 +182,42 @@ def _undo_names_an_event_in_effect(c: _EventCheck) -> None:
     c.event["event"] = target
 
 
+def _new_text_is_a_string(c: _EventCheck) -> None:
+    c.element("target")
+    text = c.event.get("text")
+    if not isinstance(text, str):
+        raise BadEvent(f"set_text needs 'text': a string, got {text!r}")
+    if len(text) > MAX_TEXT_CHARS:
+        raise BadEvent(f"set_text 'text' has {len(text):,} characters; at most {MAX_TEXT_CHARS:,}")
+
+
+def _reorder_names_a_neighbour_on_the_same_page(c: _EventCheck) -> None:
+    target = c.element("target")
+    given = [k for k in ("after", "before") if c.event.get(k) is not None]
+    if len(given) != 1:
+        raise BadEvent("reorder needs exactly one of 'after' or 'before': the element it moves next to")
+    neighbour = c.element(given[0])
+    if neighbour.id == target.id:
+        raise BadEvent(f"an element cannot move {given[0]} itself ({target.id!r})")
+    if neighbour.page != target.page:
+        raise BadEvent(f"reading order is per page: {target.id!r} is on page {target.page}, "
+                       f"{neighbour.id!r} on page {neighbour.page}")
+
+
+def _split_falls_between_two_lines(c: _EventCheck) -> None:
+    target = c.element("target")
+    at = c.event.get("at_line")
+    lines = split_line_count(target)
+    if lines < 2:
+        raise BadEvent(f"{target.id!r} has one line; there is nothing to split (draw a box instead)")
+    if not isinstance(at, int) or isinstance(at, bool) or not 1 <= at < lines:
+        raise BadEvent(f"'at_line' must be 1..{lines - 1} (the first N of its {lines} lines stay), got {at!r}")
+
+
+def _chunk_wish_names_an_element(c: _EventCheck) -> None:
+    c.element("before")
+
+
 def _pair_names_a_key_and_a_value_element(c: _EventCheck) -> None:
     c.element("key")
     c.element("value")
@@ -201,6 +240,11 @@ _VALIDATORS: dict[str, Callable[[_EventCheck], None]] = {
     "link": _link_goes_from_a_caption_or_footnote_to_another_element,
     "unlink": _unlink_names_its_elements,
     "set_selection": _selection_names_an_element_and_a_state,
+    "set_text": _new_text_is_a_string,
+    "reorder": _reorder_names_a_neighbour_on_the_same_page,
+    "split_element": _split_falls_between_two_lines,
+    "chunk_break": _chunk_wish_names_an_element,
+    "join_chunks": _chunk_wish_names_an_element,
     "mark_reviewed": _review_mark_names_a_page_and_a_status,
     "undo": _undo_names_an_event_in_effect,
     "pair": _pair_names_a_key_and_a_value_element,

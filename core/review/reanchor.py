@@ -29,6 +29,11 @@ ELEMENT_REFS: dict[str, tuple[str, ...]] = {
     "link": ("source", "target"),
     "unlink": ("source", "target"),
     "set_selection": ("target",),
+    "set_text": ("target",),
+    "reorder": ("target", "after", "before"),
+    "split_element": ("target",),
+    "chunk_break": ("before",),
+    "join_chunks": ("before",),
     "pair": ("key", "value"),
 }
 

@@ -15,9 +15,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from core.categories import Category, parse_category
 from core.geometry import coverage, horizontal_overlap
-from core.model import BBox, Document, Element, Page, make_bbox, renumber
+from core.model import BBox, Document, Element, make_bbox, renumber
 from core.review.events import ELEMENT_KINDS, FORM_KINDS, events_in_effect
 from core.review.reanchor import ELEMENT_REFS, AnchorPlan, reviewer_element_id
+from core.review.structure import STRUCTURE_KINDS, apply_structure, replace_element, with_page
 from core.store.records import StoredEvent
 
 # The same alias as core.review.box_text's, written again so replay never imports pymupdf: only
@@ -102,42 +103,35 @@ def apply_event(
         return None
     target = refs[0]
     rule = f"reviewer:{kind}"
+    if kind in STRUCTURE_KINDS:
+        new = apply_structure(doc, event, refs, reviewer_element_id(doc.doc_id, target.page, event_id))
+        if new is not None and kind == "split_element":
+            where.page_of[reviewer_element_id(doc.doc_id, target.page, event_id)] = target.page
+        return new
     if kind == "relabel":
         category = parse_category(event["category"])
         # a selection state only means something on a check box
         state = target.state if category in (Category.SELECTION_MARK, Category.FORM_FIELD) else None
-        return _replace_element(doc, replace(target, category=category, state=state).touched_by(rule))
+        return replace_element(doc, replace(target, category=category, state=state).touched_by(rule))
     if kind == "delete_element":
         return _delete_element(doc, target, where)
     if kind == "move_bbox":
         bbox = make_bbox(event["bbox"])
         text = event["text"] if isinstance(event.get("text"), str) else read_text(target.page, bbox)
-        return _replace_element(doc, replace(target, bbox=bbox, text=text).touched_by(rule))
+        return replace_element(doc, replace(target, bbox=bbox, text=text).touched_by(rule))
     if kind == "link":
         links = target.links + (() if event["target"] in target.links else (event["target"],))
         where.linking.add(target.id)
-        return _replace_element(doc, replace(target, links=links).touched_by(rule))
+        return replace_element(doc, replace(target, links=links).touched_by(rule))
     if kind == "unlink":
         only = event.get("target")
         links = tuple(t for t in target.links if only is not None and t != only)
         if not links:
             where.linking.discard(target.id)
-        return _replace_element(doc, replace(target, links=links).touched_by(rule))
+        return replace_element(doc, replace(target, links=links).touched_by(rule))
     if kind == "set_selection":
-        return _replace_element(doc, replace(target, state=event["state"]).touched_by(rule))
+        return replace_element(doc, replace(target, state=event["state"]).touched_by(rule))
     return doc
-
-
-def _with_page(doc: Document, page: Page) -> Document:
-    # untouched pages stay the same objects, so per-page caches downstream stay valid
-    pages = list(doc.pages)
-    pages[page.number - 1] = page
-    return replace(doc, pages=tuple(pages))
-
-
-def _replace_element(doc: Document, new: Element) -> Document:
-    page = doc.page(new.page)
-    return _with_page(doc, replace(page, elements=tuple(new if e.id == new.id else e for e in page.elements)))
 
 
 def _delete_element(doc: Document, target: Element, where: Where) -> Document:
@@ -149,7 +143,7 @@ def _delete_element(doc: Document, target: Element, where: Where) -> Document:
         kept = [e for e in page.elements if e.id != target.id]
         kept = [replace(e, links=tuple(t for t in e.links if t != target.id)).touched_by("reviewer:delete_element")
                 if target.id in e.links else e for e in kept]
-        doc = _with_page(doc, replace(page, elements=renumber(kept)))
+        doc = with_page(doc, replace(page, elements=renumber(kept)))
     where.page_of.pop(target.id, None)
     where.linking.discard(target.id)
     for e in pointing:
@@ -177,7 +171,7 @@ def _add_element(doc: Document, event: Mapping[str, Any], event_id: str, read_te
     elements = list(page.elements)
     elements.insert(_reading_position(elements, bbox), new)
     where.page_of[new.id] = page_number
-    return _with_page(doc, replace(page, elements=renumber(elements)))
+    return with_page(doc, replace(page, elements=renumber(elements)))
 
 
 def _reading_position(elements: Sequence[Element], bbox: BBox) -> int:

@@ -225,3 +225,44 @@ def test_boxes_outside_the_page_are_deleted_in_one_go(sample_workspace):
     left = corrected_document(ws, doc.doc_id).element_index()
     assert not any(m.id in left for m in marks)
     assert len(ws.events(doc.doc_id)) == 2 and len({e.base for e in ws.events(doc.doc_id)}) == 1  # one action
+
+
+# ---- text, reading order, split, chunk breaks (ui/structure_tools.py) -------------------------
+def test_the_text_of_an_element_is_fixed_from_the_inspect_page(sample_workspace):
+    doc_id = doc_id_of(sample_workspace, DOC)
+    ws = Workspace(sample_workspace)
+    footer = footer_of(ws, doc_id)
+    at = inspect_with(sample_workspace, footer.id)
+    area = next(t for t in at.text_area if t.key.startswith(f"rli:structure:text:{footer.id}"))
+    area.set_value("© 直したフッター").run()
+    at.button(key=f"rli:structure:save_text:{footer.id}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    fixed = corrected_document(ws, doc_id).element(footer.id)
+    assert fixed.text == "© 直したフッター" and fixed.attr("machine_text") == footer.text
+    assert "Machine read:" in texts(at)
+
+
+def test_reorder_split_and_chunk_break_are_saved_from_the_inspect_page(sample_workspace):
+    doc_id = doc_id_of(sample_workspace, DOC)
+    ws = Workspace(sample_workspace)
+    page = corrected_document(ws, doc_id).page(2)
+    first = next(e for e in page.elements if e.text.startswith("本規程は、株式会社"))
+    second = page.elements[first.seq + 1]
+    at = inspect_with(sample_workspace, second.id)
+    at.selectbox(key=f"rli:structure:where:{second.id}").set_value("before").run()
+    at.selectbox(key=f"rli:structure:other:{second.id}").set_value(first.id).run()
+    at.button(key=f"rli:structure:reorder:{second.id}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    order = [e.id for e in corrected_document(ws, doc_id).page(2).elements]
+    assert order.index(second.id) == order.index(first.id) - 1
+    at.button(key=f"rli:structure:break:{second.id}").click().run()
+    assert ws.events(doc_id)[-1].kind == "chunk_break"
+    assert corrected_document(ws, doc_id).element(second.id).attr("chunk_break") == "break"
+    # the page's table keeps its 18 text lines: split off all but its first
+    table = next(e for e in corrected_document(ws, doc_id).page(2).elements if len(e.attr("lines") or ()) >= 2)
+    at = inspect_with(sample_workspace, table.id)
+    at.button(key=f"rli:structure:split:{table.id}").click().run()
+    assert not at.exception
+    assert ws.events(doc_id)[-1].kind == "split_element"
+    parts = [e for e in corrected_document(ws, doc_id).page(2).elements if e.category is table.category]
+    assert len(parts) == 2 and "\n" not in parts[0].text.strip()
