@@ -15,16 +15,21 @@ from core.review.structure import BREAK, CHUNK_WISH, JOIN, element_lines
 from ui.text import shorten
 
 BEFORE, AFTER = "before", "after"
+OPEN_KEY = "rli:structure:open"  # the tools stay open after one of them saved: fixes come in runs
 WISH_LABELS = {BREAK: "a chunk starts here", JOIN: "kept with the chunk before"}
 
 
 def structure_tools(doc: Document, elements: Sequence[Element], element: Element, save) -> None:
     """`save(doc_id, events, done_message)` is ui.edit_panel.save (passed in: the panel imports us)."""
-    with st.expander("Text, reading order, split, chunk breaks", expanded=False):
-        text_tool(doc, element, save)
-        order_tool(doc, elements, element, save)
-        split_tool(doc, element, save)
-        chunk_tool(doc, element, save)
+    def saving(doc_id, events, done):
+        st.session_state[OPEN_KEY] = True
+        return save(doc_id, events, done)
+
+    with st.expander("Text, reading order, split, chunk breaks", expanded=bool(st.session_state.get(OPEN_KEY))):
+        text_tool(doc, element, saving)
+        order_tool(doc, elements, element, saving)
+        split_tool(doc, element, saving)
+        chunk_tool(doc, element, saving)
 
 
 def _label(e: Element) -> str:
