@@ -78,15 +78,18 @@ def why_no_chunk(item: GoldItem, policy: Any = None, doc: Document | None = None
         levels = sorted({"page only" if e.level == PAGE_ONLY else "not anchored" for e in item.evidence})
         return f"its evidence is {' / '.join(levels)}, not an element a chunk could hold"
     index = doc.element_index() if doc is not None else {}
+    naive = policy is not None and policy.mode == "naive"  # page text split by size: no category actions
     kinds = []
     for e in anchored:
         element = index.get(e.record_id or "")
         if element is None:
             kinds.append(f"{e.record_id} (not in the document)")
-        elif policy is not None:
+        elif policy is not None and not naive:
             kinds.append(f"{e.record_id} ({element.category.value}: {policy.action(element.category).value})")
         else:
             kinds.append(f"{e.record_id} ({element.category.value})")
+    if naive:
+        return f"policy {policy.name!r} (naive page-text splitter) cites none of its evidence elements: {', '.join(kinds)}"
     where = f"policy {policy.name!r}" if policy is not None else "the policy"
     return f"{where} puts none of its evidence elements into a chunk: {', '.join(kinds)}"
 
