@@ -317,6 +317,9 @@ def export_section(ws: Workspace, items: list[GoldItem]) -> None:
         if fmt != "gold":
             policy = st.selectbox("Chunks from policy", ["default", "naive"], key="rli:gold:export_policy")
         root = ws.root
+        if fmt == "llamaindex":  # RetrieverEvaluator cannot take a question without a chunk: say which are left out
+            for left in export_gold(ws, items, fmt, policy).left_out:
+                st.caption(md_escape(left.line()))
 
         def build() -> str:
             # runs on Streamlit's download thread: open our own connection
