@@ -58,7 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("chunks", parents=[common], help="build and export chunks")
     p.add_argument("doc_id", metavar="DOC_ID")
     p.add_argument("--policy", default="default", help="default | naive | FILE.toml")
-    p.add_argument("--format", default="jsonl", choices=("jsonl", "langchain", "llamaindex"))
+    p.add_argument("--format", default="jsonl", choices=("jsonl", "langchain", "llamaindex", "docling"),
+                   help="docling: the corrected Document as DoclingDocument JSON (no policy)")
+    p.add_argument("--metadata", default="nested", choices=("nested", "flat"),
+                   help="flat: scalar values only (JSON strings), for stores such as Chroma")
     p.add_argument("--out", metavar="FILE", help="write here instead of stdout")
 
     p = sub.add_parser("gold", parents=[common], help="import or export a gold set (gold/v1 JSONL)")
@@ -68,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", default="gold", choices=("gold", "llamaindex", "ragas"),
                    help="export shape (llamaindex/ragas are built from --policy's chunks)")
     p.add_argument("--policy", default="default", help="policy for llamaindex/ragas exports")
+    p.add_argument("--retriever", choices=("bm25", "tfidf", "fusion"),
+                   help="ragas: add retrieved_contexts from this retriever's top --k chunks")
+    p.add_argument("--k", type=int, default=5, help="ragas: how many retrieved contexts per question")
 
     p = sub.add_parser("evaluate", parents=[common], help="score policies and retrievers on a gold set")
     p.add_argument("--gold", required=True, metavar="FILE")

@@ -97,28 +97,47 @@ def cli_correct(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def cli_chunks(args: argparse.Namespace, ws: Workspace) -> int:
-    """`python -m core chunks DOC_ID [--policy P] [--format F] [--out FILE]`."""
+    """`python -m core chunks DOC_ID [--policy P] [--format F] [--metadata nested|flat] [--out FILE]`."""
     from core.chunks.pipeline import chunks_for
     from core.chunks.policy import load_policy
     from core.export.formats import export
 
+    metadata = getattr(args, "metadata", "nested")
+    if args.format == "docling":
+        return _docling_export(args, ws, metadata)
     policy = load_policy(args.policy)
     chunks = chunks_for(ws, args.doc_id, policy)
-    body = export(chunks, args.format)
-    if args.out:
-        out = Path(args.out)
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text(body, encoding="utf-8")
-        tmp.replace(out)  # a half-written export never sits under the asked-for name
-        print(f"wrote {len(chunks)} chunks ({args.format}, policy {policy.name}) to {out}", file=sys.stderr)
-    else:
-        sys.stdout.write(body)
+    body = export(chunks, args.format, metadata)
+    _write_output(body, getattr(args, "out", None), f"{len(chunks)} chunks ({args.format}, policy {policy.name})")
     return 0
+
+
+def _docling_export(args: argparse.Namespace, ws: Workspace, metadata: str) -> int:
+    """`chunks DOC_ID --format docling`: the corrected Document, not its chunks, so no policy applies."""
+    from core.export.docling import docling_export_for
+
+    if metadata != "nested":
+        raise BadInput("--metadata flat applies to chunk exports; a Docling export is one document")
+    body = json.dumps(docling_export_for(ws, args.doc_id), ensure_ascii=False) + "\n"
+    _write_output(body, getattr(args, "out", None), f"document {args.doc_id} (DoclingDocument JSON)")
+    return 0
+
+
+def _write_output(body: str, out_name: str | None, what: str) -> None:
+    """`body` to stdout, or to `out_name` whole (a half-written export never sits under the asked-for name)."""
+    if not out_name or out_name == "-":
+        sys.stdout.write(body)
+        return
+    out = Path(out_name)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(body, encoding="utf-8")
+    tmp.replace(out)
+    print(f"wrote {what} to {out}", file=sys.stderr)
 
 
 def cli_gold(args: argparse.Namespace, ws: Workspace) -> int:
     """`python -m core gold import|export FILE`: import reports one JSON line per item."""
-    from core.evaluation.gold import export_text, import_gold, load_items, parse_gold_jsonl
+    from core.evaluation.gold import import_gold, parse_gold_jsonl
 
     if args.action == "import":
         path = Path(args.file)
@@ -131,13 +150,27 @@ def cli_gold(args: argparse.Namespace, ws: Workspace) -> int:
         print(f"imported {len(report.items)} item(s); {bad} with evidence not anchored to an element",
               file=sys.stderr)
         return 0
+    return _gold_export(args, ws)
+
+
+def _gold_export(args: argparse.Namespace, ws: Workspace) -> int:
+    """`gold export FILE [--format gold|llamaindex|ragas] [--retriever R --k K]`; what is left out, on stderr."""
+    from core.evaluation.gold import load_items
+    from core.evaluation.gold_export import Run, export_gold
+
+    fmt = getattr(args, "format", "gold")
+    retriever = getattr(args, "retriever", None)
+    if retriever and fmt != "ragas":
+        raise BadInput("--retriever adds retrieved_contexts to a ragas export; use it with --format ragas")
+    run = Run(retriever, getattr(args, "k", 5)) if retriever else None
     items = load_items(ws, getattr(args, "doc_id", None))
-    text = export_text(ws, items, getattr(args, "format", "gold"), getattr(args, "policy", "default"))
-    if args.file == "-":
-        sys.stdout.write(text)
-    else:
-        Path(args.file).write_text(text, encoding="utf-8")
-        print(f"exported {len(items)} item(s) to {args.file}", file=sys.stderr)
+    result = export_gold(ws, items, fmt, getattr(args, "policy", "default"), run)
+    for left in result.left_out:
+        print(f"warning: {left.line()}", file=sys.stderr)
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
+    left_out = f"; {len(result.left_out)} left out" if result.left_out else ""
+    _write_output(result.text, args.file, f"{result.written} of {len(items)} item(s) ({fmt}{left_out})")
     return 0
 
 

@@ -249,11 +249,18 @@ def corrections_tab(doc: Document, chunks: tuple[Chunk, ...], policy: Policy) ->
 def export_tab(doc: Document, chunks: tuple[Chunk, ...], policy: Policy) -> None:
     st.markdown(f"{len(chunks)} chunks of **{md_escape(doc.source)}** under policy **{md_escape(policy.name)}**. "
                 "Redacted form values never appear in any export.")
+    flat = st.toggle("Flat metadata", key="rli:chunks:flat_metadata",
+                     help="Only strings, numbers and booleans (page/box citations as JSON strings), for vector "
+                          "stores such as Chroma and LangChain's filter_complex_metadata; converts back to nested.")
+    metadata = "flat" if flat else "nested"
+    names = {fmt: file_name(doc.source, policy.name, fmt, metadata) for fmt in FORMATS}
+    # file_name keeps only safe characters, so the names need no escaping
+    st.caption(f"{'Flat' if flat else 'Nested'} metadata: " + ", ".join(f"`{n}`" for n in names.values()))
     cols = st.columns(len(FORMATS))
     descriptions = {"jsonl": "chunk/v1 JSONL", "langchain": "LangChain Documents", "llamaindex": "LlamaIndex TextNodes"}
     for col, fmt in zip(cols, FORMATS):
-        col.download_button(descriptions[fmt], data=export(chunks, fmt).encode("utf-8"),
-                            file_name=file_name(doc.source, policy.name, fmt), mime="application/jsonl",
+        col.download_button(descriptions[fmt], data=export(chunks, fmt, metadata).encode("utf-8"),
+                            file_name=names[fmt], mime="application/jsonl",
                             key=f"rli:chunks:download:{fmt}", width="stretch")
     crops_section(doc)  # figure/table crops named by image_ref, to view and download (ui/crops_view.py)
 

@@ -16,8 +16,9 @@ import streamlit as st
 from core.categories import Category
 from core.errors import InspectorError
 from core.evaluation.gold import (ANCHORED, Evidence, GoldItem, all_tags, delete_item, evidence_from_chunk,
-                                  export_text, import_gold, load_items, new_gold_item,
+                                  import_gold, load_items, new_gold_item,
                                   parse_gold_jsonl, save_item, toggle_evidence)
+from core.evaluation.gold_export import export_gold
 from core.model import Document
 from core.render import Box
 from core.store.workspace import Workspace
@@ -316,10 +317,13 @@ def export_section(ws: Workspace, items: list[GoldItem]) -> None:
         if fmt != "gold":
             policy = st.selectbox("Chunks from policy", ["default", "naive"], key="rli:gold:export_policy")
         root = ws.root
+        if fmt == "llamaindex":  # RetrieverEvaluator cannot take a question without a chunk: say which are left out
+            for left in export_gold(ws, items, fmt, policy).left_out:
+                st.caption(md_escape(left.line()))
 
         def build() -> str:
             # runs on Streamlit's download thread: open our own connection
-            return export_text(Workspace(root), items, fmt, policy)
+            return export_gold(Workspace(root), items, fmt, policy).text
 
         suffix = "json" if fmt == "llamaindex" else "jsonl"
         st.download_button("Download", data=build, file_name=f"gold_{fmt}.{suffix}", mime="application/json",

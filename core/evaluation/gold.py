@@ -6,9 +6,8 @@ re-ingested with another engine: on import a quote is matched (after NFKC, ignor
 against the corrected Document, then the id, then the box. What cannot be anchored is kept as
 given, flagged, and reported item by item; it is never dropped silently.
 
-Besides gold/v1 JSONL, a set exports to LlamaIndex's retrieval-eval shape (`queries`, `corpus`,
-`relevant_docs`) and to ragas rows (`question`, `ground_truth`, `reference_contexts`), both built
-from a chosen policy's chunks.
+Besides gold/v1 JSONL, a set exports to LlamaIndex's retrieval-eval shape and to ragas rows, both
+built from a chosen policy's chunks (core.evaluation.gold_export).
 """
 from __future__ import annotations
 
@@ -378,46 +377,3 @@ def delete_item(ws: Workspace, item_id: str) -> None:
 def all_tags(items: Iterable[GoldItem]) -> list[str]:
     return sorted({t for i in items for t in i.tags})
 
-
-# ---- other shapes ---------------------------------------------------------------------------------
-def covering_chunks(item: GoldItem, chunks: Sequence[Chunk]) -> list[Chunk]:
-    """The chunks whose source elements include any of the item's evidence elements."""
-    wanted = {e.record_id for e in item.evidence if e.level == ANCHORED}
-    return [c for c in chunks if c.doc_id == item.doc_id and any(r.record_id in wanted for r in c.refs)]
-
-
-def llamaindex_dataset(items: Sequence[GoldItem], chunks: Sequence[Chunk]) -> dict[str, Any]:
-    """LlamaIndex's EmbeddingQAFinetuneDataset / retrieval-eval JSON: queries, corpus, relevant_docs."""
-    return {
-        "queries": {i.id: i.question for i in items},
-        "corpus": {c.id: c.text for c in chunks},
-        "relevant_docs": {i.id: [c.id for c in covering_chunks(i, chunks)] for i in items},
-        "mode": "text",
-    }
-
-
-def ragas_rows(items: Sequence[GoldItem], chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
-    return [{"question": i.question, "ground_truth": i.answer,
-             "reference_contexts": [c.text for c in covering_chunks(i, chunks)]} for i in items]
-
-
-def chunks_for_items(ws: Workspace, items: Sequence[GoldItem], policy_name: str) -> list[Chunk]:
-    from core.chunks.pipeline import chunks_for
-    from core.chunks.policy import load_policy
-
-    policy = load_policy(policy_name)
-    out: list[Chunk] = []
-    for doc_id in dict.fromkeys(i.doc_id for i in items):
-        out.extend(chunks_for(ws, doc_id, policy))
-    return out
-
-
-def export_text(ws: Workspace, items: Sequence[GoldItem], fmt: str, policy_name: str = "default") -> str:
-    if fmt == "gold":
-        return to_jsonl(items)
-    chunks = chunks_for_items(ws, items, policy_name)
-    if fmt == "llamaindex":
-        return json.dumps(llamaindex_dataset(items, chunks), ensure_ascii=False, indent=1) + "\n"
-    if fmt == "ragas":
-        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ragas_rows(items, chunks))
-    raise ValueError(f"export format must be gold, llamaindex or ragas, got {fmt!r}")

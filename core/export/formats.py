@@ -6,6 +6,9 @@
                with SOURCE/PREVIOUS/NEXT relationships; citation-only metadata is excluded from
                what the embedder and the LLM see.
 
+With `metadata="flat"` every shape carries scalar-only metadata (core.export.flat) that survives
+stores taking plain values (LangChain's `filter_complex_metadata`, Chroma) and converts back.
+
 Neither library is imported: these are their wire shapes. Redacted form values never reach a
 chunk (core.forms.fields replaces them before chunking), so no export can leak them.
 """
@@ -16,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from core.errors import BadInput
+from core.export.flat import METADATA_SHAPES, flat_records
 from core.model import Chunk
 
 FORMATS = ("jsonl", "langchain", "llamaindex")
@@ -28,16 +32,20 @@ _SOURCE, _PREVIOUS, _NEXT = "1", "2", "3"
 _TEXT, _DOCUMENT = "1", "4"
 
 
-def to_records(chunks: Iterable[Chunk]) -> list[dict[str, Any]]:
-    return [c.to_record() for c in chunks]
+def to_records(chunks: Iterable[Chunk], metadata: str = "nested") -> list[dict[str, Any]]:
+    if metadata not in METADATA_SHAPES:
+        raise BadInput(f"metadata must be one of {', '.join(METADATA_SHAPES)}, got {metadata!r}")
+    records = [c.to_record() for c in chunks]
+    return flat_records(records) if metadata == "flat" else records
 
 
-def langchain_records(chunks: Iterable[Chunk]) -> list[dict[str, Any]]:
-    return [{"id": r["id"], "page_content": r["text"], "metadata": r["metadata"]} for r in to_records(chunks)]
+def langchain_records(chunks: Iterable[Chunk], metadata: str = "nested") -> list[dict[str, Any]]:
+    return [{"id": r["id"], "page_content": r["text"], "metadata": r["metadata"]}
+            for r in to_records(chunks, metadata)]
 
 
-def llamaindex_records(chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
-    records = to_records(chunks)
+def llamaindex_records(chunks: Sequence[Chunk], metadata: str = "nested") -> list[dict[str, Any]]:
+    records = to_records(chunks, metadata)
     out = []
     for i, r in enumerate(records):
         hidden = [k for k in r["metadata"] if k not in _SHOWN_METADATA]
@@ -70,32 +78,33 @@ def _lines(records: Iterable[dict[str, Any]]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False).translate(_LINE_BREAKERS) + "\n" for r in records)
 
 
-def to_jsonl(chunks: Iterable[Chunk]) -> str:
-    return _lines(to_records(chunks))
+def to_jsonl(chunks: Iterable[Chunk], metadata: str = "nested") -> str:
+    return _lines(to_records(chunks, metadata))
 
 
-def to_langchain(chunks: Iterable[Chunk]) -> str:
-    return _lines(langchain_records(chunks))
+def to_langchain(chunks: Iterable[Chunk], metadata: str = "nested") -> str:
+    return _lines(langchain_records(chunks, metadata))
 
 
-def to_llamaindex(chunks: Sequence[Chunk]) -> str:
-    return _lines(llamaindex_records(list(chunks)))
+def to_llamaindex(chunks: Sequence[Chunk], metadata: str = "nested") -> str:
+    return _lines(llamaindex_records(list(chunks), metadata))
 
 
-EXPORTERS: dict[str, Callable[[Sequence[Chunk]], str]] = {
+EXPORTERS: dict[str, Callable[[Sequence[Chunk], str], str]] = {
     "jsonl": to_jsonl, "langchain": to_langchain, "llamaindex": to_llamaindex,
 }
 
 
-def export(chunks: Sequence[Chunk], fmt: str) -> str:
+def export(chunks: Sequence[Chunk], fmt: str, metadata: str = "nested") -> str:
     if fmt not in EXPORTERS:
         raise BadInput(f"unknown export format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    return EXPORTERS[fmt](list(chunks))
+    return EXPORTERS[fmt](list(chunks), metadata)
 
 
-def file_name(source: str, policy_name: str, fmt: str) -> str:
+def file_name(source: str, policy_name: str, fmt: str, metadata: str = "nested") -> str:
     """A download name from the document's name; only safe characters survive."""
     def safe(text: str) -> str:
         return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in text) or "document"
     shape = "" if fmt == "jsonl" else f".{safe(fmt)}"
-    return f"{safe(Path(source).stem)}.{safe(policy_name)}{shape}.jsonl"
+    flat = ".flat" if metadata == "flat" else ""
+    return f"{safe(Path(source).stem)}.{safe(policy_name)}{shape}{flat}.jsonl"

@@ -66,3 +66,12 @@ def test_no_personal_value_of_a_form_is_shown(sample_workspace):
     personal = json.loads((SAMPLES / "shinseisho_flat.truth.json").read_text("utf-8"))["personal_values"]
     for value in personal:
         assert squash(value) not in squash(shown)
+
+
+def test_the_flat_metadata_switch_names_and_builds_the_flat_exports(sample_workspace):
+    at = chunks_page(sample_workspace)
+    assert ".flat." not in texts(at) and "keihi_seisan_kitei.default.langchain.jsonl" in texts(at)
+    at.toggle(key="rli:chunks:flat_metadata").set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "keihi_seisan_kitei.default.langchain.flat.jsonl" in texts(at)
+    assert len(at.get("download_button")) == 3

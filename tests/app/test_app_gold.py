@@ -126,3 +126,12 @@ def test_a_quote_narrowed_in_the_editor_is_what_gets_stored(sample_workspace):
     at.button(key="rli:gold:save").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert stored(sample_workspace)[0].evidence[0].quote == "タクシー"
+
+
+def test_the_llamaindex_export_names_the_question_it_leaves_out(sample_workspace):
+    at = import_samples(open_page("pages/gold.py", sample_workspace, doc="keihi_seisan_kitei.pdf"))
+    assert "left out" not in texts(at)
+    at.radio(key="rli:gold:export_fmt").set_value("llamaindex").run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = texts(at).replace("\\", "")  # the caption is markdown-escaped
+    assert "left out ja-026" in shown and "(reference: metadata_only)" in shown

@@ -1,5 +1,5 @@
-"""Gold sets: gold/v1 round trip, quote anchoring (NFKC, whitespace ignored), per-item reports,
-LlamaIndex and ragas shapes."""
+"""Gold sets: gold/v1 round trip, quote anchoring (NFKC, whitespace ignored), per-item reports
+(the LlamaIndex and ragas shapes: test_gold_export.py)."""
 import json
 
 import pytest
@@ -7,8 +7,8 @@ import pytest
 from core.categories import Category
 from core.errors import BadInput, UnknownDocument
 from core.evaluation.gold import (ANCHORED, PAGE_ONLY, UNANCHORED, Evidence, GoldItem, anchor_evidence, anchor_item,
-                                  import_gold, llamaindex_dataset, load_items, parse_gold_jsonl, ragas_rows, to_jsonl)
-from core.model import Chunk, Document, Element, Page, SourceRef
+                                  import_gold, load_items, parse_gold_jsonl, to_jsonl)
+from core.model import Document, Element, Page
 from core.store.workspace import Workspace
 
 DOC_ID = "0123456789abcdef"
@@ -149,28 +149,6 @@ def test_import_finds_the_document_by_file_name_when_the_doc_id_changed(tmp_path
     assert load_items(ws)[0].doc_id == DOC_ID
 
 
-# ---- other shapes ---------------------------------------------------------------------------------------
-def chunks():
-    def c(cid, text, refs):
-        return Chunk(cid, text, DOC_ID, "kitei.pdf", 1, 1, (), (Category.TEXT,), False,
-                     tuple(SourceRef(r, 1, (0, 0, 1, 1), Category.TEXT) for r in refs), "default")
-    return [c("c1", "表1 交通費の上限額 タクシー 5,000円", ["e-table"]), c("c2", "交通費は実費。", ["e-rule"])]
-
-
-def test_llamaindex_shape_maps_queries_to_the_chunks_citing_their_evidence():
-    gold = [item(Evidence("e-table", 1, (50, 150, 500, 260), "タクシー"))]
-    data = llamaindex_dataset(gold, chunks())
-    assert data["queries"] == {"q1": "タクシーの上限額は？"}
-    assert data["corpus"] == {"c1": "表1 交通費の上限額 タクシー 5,000円", "c2": "交通費は実費。"}
-    assert data["relevant_docs"] == {"q1": ["c1"]}
-
-
-def test_ragas_rows_carry_question_answer_and_the_evidence_chunks_text():
-    gold = [item(Evidence("e-table", 1, (50, 150, 500, 260), "タクシー"))]
-    assert ragas_rows(gold, chunks()) == [{"question": "タクシーの上限額は？", "ground_truth": "5,000円",
-                                           "reference_contexts": ["表1 交通費の上限額 タクシー 5,000円"]}]
-
-
 # ---- command line, on the sample documents and the shipped gold set ----------------------------------
 from pathlib import Path
 
@@ -215,7 +193,7 @@ def test_cli_exports_llamaindex_and_ragas_shapes_from_a_policys_chunks(fast_samp
     assert all(set(ids) <= set(data["corpus"]) for ids in data["relevant_docs"].values())
     assert sum(bool(ids) for ids in data["relevant_docs"].values()) >= 25
     rows = [json.loads(line) for line in rg.read_text(encoding="utf-8").splitlines()]
-    assert set(rows[0]) == {"question", "ground_truth", "reference_contexts"}
+    assert set(rows[0]) == {"user_input", "reference", "reference_contexts", "reference_context_ids"}
 
 
 def test_cli_import_of_a_malformed_file_says_which_line_and_changes_nothing(fast_samples_root, tmp_path, capsys):
