@@ -258,9 +258,17 @@ def _labels_own_cell(u: Unit, box: BBox) -> bool:
 
 
 def _continues_label(key: Unit, below: Sequence[Unit]) -> bool:
-    """Text under a label that belongs to the label's own text block (a label on several lines),
-    or ends in a colon, continues the label rather than filling the field."""
-    return any((u.element_id is not None and u.element_id == key.element_id) or _key_like_colon(u) for u in below)
+    """Text under a label that belongs to the label's own text block and is set in the label's size
+    (a label on several lines), or ends in a colon, continues the label rather than filling the
+    field. Text of another size in the same block is what was filled in (a flattened form's value
+    lands in the block of the caption above it)."""
+    return any((u.element_id is not None and u.element_id == key.element_id and same_size(u, key))
+               or _key_like_colon(u) for u in below)
+
+
+def same_size(a: Unit, b: Unit) -> bool:
+    """Set in one font size (unknown sizes count as the same: nothing tells them apart)."""
+    return not (a.size and b.size) or abs(a.size - b.size) <= 0.12 * max(a.size, b.size)
 
 
 def _key_like_colon(u: Unit) -> bool:

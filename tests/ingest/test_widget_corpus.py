@@ -15,6 +15,7 @@ from core.ingest.pipeline import ingest_bytes
 from core.model import Document
 from core.store.records import doc_id_for, sha256_of
 from pdf_builders import build_pdf
+from widget_truth import chosen_options
 
 CHOICE = (pymupdf.PDF_WIDGET_TYPE_COMBOBOX, pymupdf.PDF_WIDGET_TYPE_LISTBOX)
 MARKS = (pymupdf.PDF_WIDGET_TYPE_CHECKBOX, pymupdf.PDF_WIDGET_TYPE_RADIOBUTTON)
@@ -27,22 +28,6 @@ def parse(data: bytes, engine: str = "fast") -> Document:
 
 def unescape(name: str) -> str:
     return re.sub(r"#([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), name)
-
-
-def chosen_options(doc: pymupdf.Document, xref: int) -> tuple[str, ...] | None:
-    """A list box's /V array, read through PyMuPDF's xref API up the /Parent chain: `field_value`
-    is empty when several options are chosen (MuPDF returns no text for an array)."""
-    for _ in range(32):
-        kind, value = doc.xref_get_key(xref, "V")
-        if kind == "array":
-            return tuple(re.findall(r"\(((?:[^()\\]|\\.)*)\)", value))
-        if kind != "null":
-            return None
-        kind, parent = doc.xref_get_key(xref, "Parent")
-        if kind != "xref":
-            return None
-        xref = int(parent.split()[0])
-    return None
 
 
 def reference(doc: pymupdf.Document) -> list[dict]:
