@@ -82,6 +82,7 @@ class Score:
     predicted: int = 0
     matched: int = 0
     key_agree: int = 0
+    key_total: int = 0  # matched pairs whose widget has a printed label to agree with
     marks: int = 0
     states_right: int = 0
     empty_found: int = 0
@@ -93,7 +94,7 @@ class Score:
     wrong_states: list[str] = field(default_factory=list)
 
     def add(self, other: "Score") -> None:
-        for name in ("truth", "predicted", "matched", "key_agree", "marks", "states_right", "empty_found",
+        for name in ("truth", "predicted", "matched", "key_agree", "key_total", "marks", "states_right", "empty_found",
                      "empty_truth", "empty_matched", "seconds"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
@@ -117,7 +118,7 @@ class Score:
     def line(self) -> str:
         return (f"{self.name:<44} truth {self.truth:>3}  pred {self.predicted:>3}  match {self.matched:>3}  "
                 f"P {self.precision:.3f}  R {self.recall:.3f}  F1 {self.f1:.3f}  "
-                f"key-agree {self.key_agree}/{self.matched}  states {self.states_right}/{self.marks} "
+                f"key-agree {self.key_agree}/{self.key_total}  states {self.states_right}/{self.marks} "
                 f"({self.state_accuracy:.3f})  empty found {self.empty_found} "
                 f"(truth {self.empty_truth}, matched {self.empty_matched})  {self.seconds:.1f}s")
 
@@ -179,7 +180,10 @@ def score(name: str, truths: list[Truth], fields: Sequence[FormField], keys_from
     s.matched = len(matched_t)
     for ti, pi in matched_t.items():
         t, f = truths[ti], preds[pi]
-        expected_key = t.key if keys_from is None else keys_from.get(ti, "")
+        if keys_from is not None and ti not in keys_from:
+            continue  # no printed label on the original: nothing on the page to agree with
+        s.key_total += 1
+        expected_key = t.key if keys_from is None else keys_from[ti]
         if norm(f.key) == norm(expected_key):
             s.key_agree += 1
         if not t.is_mark and not t.value:
@@ -249,10 +253,12 @@ def widget_truth(pdf: pymupdf.Document) -> list[Truth]:
 
 
 def original_keys(truths: list[Truth], original: Sequence[FormField]) -> dict[int, str]:
-    """Truth index → the key the widget path finds for that widget on the unflattened original."""
+    """Truth index → the key the widget path finds for that widget on the unflattened original, for
+    the widgets whose key is a printed label (not the tooltip or the field name, which a flattened
+    page does not show)."""
     out = {}
     for ti, t in enumerate(truths):
-        best = max((f for f in original if f.page == t.page and f.value_type != "radio"),
+        best = max((f for f in original if f.page == t.page and f.value_type != "radio" and f.key_ref),
                    key=lambda f: same_place(f.value_bbox, t.bbox), default=None)
         if best is not None and same_place(best.value_bbox, t.bbox) > 0:
             out[ti] = best.key
@@ -282,13 +288,16 @@ def half(path: Path) -> str:
 
 
 def corpus_forms(n: int) -> list[Path]:
-    """The first n widget-corpus files (by name) with at least three writable text widgets."""
+    """The first n widget-corpus files (by name) that are forms: three writable text widgets or more,
+    and pages that print their captions (ten words or more; a test file of bare boxes has no key a
+    flattened page could show)."""
     out: list[Path] = []
     for path in sorted(CORPUS_DIR.glob("*.pdf")) if CORPUS_DIR.is_dir() and n > 0 else ():
         with pymupdf.open(path) as doc:
             texts = sum(1 for page in doc for w in page.widgets()
                         if w.field_type == pymupdf.PDF_WIDGET_TYPE_TEXT and not (w.field_flags or 0) & 1)
-        if texts >= 3:
+            words = sum(len(page.get_text().split()) for page in doc if page.first_widget)
+        if texts >= 3 and words >= 10:
             out.append(path)
         if len(out) >= n:
             break
@@ -305,7 +314,7 @@ class Row:
 
     @property
     def key_agreement(self) -> float:
-        return self.score.key_agree / self.score.matched if self.score.matched else 0.0
+        return self.score.key_agree / self.score.key_total if self.score.key_total else 1.0
 
 
 def summary(rows: Sequence[Row]) -> list[str]:

@@ -243,3 +243,18 @@ def test_a_filled_value_set_in_another_size_under_its_caption_is_the_value_not_t
     assert pairs.get("City") == "K9" and pairs.get("State") == "45"
     # set in the caption's own size it still reads as the label running on: no value taken
     assert "K9" not in {f.value for f in extract_fields(_cell_form(8.0))}
+
+
+def test_a_filled_amount_box_keeps_its_own_value_even_in_words_and_the_cents_box_is_not_glued_on(tmp_path):
+    """Failed before: "AB016 Lee" in a dollars box read as a label (no field), and a cents box
+    holding its own filled text was glued onto the dollars value."""
+    def draw(page):
+        _amount_lines(page)
+        page.insert_text((486, 309), "AB016 Lee", fontsize=8)
+        page.insert_text((558, 309), "73", fontsize=8)
+        page.insert_text((486, 333), "50,461", fontsize=8)
+
+    pairs = {f.key: f for f in _drawn_form_fields(tmp_path, draw)}
+    tax, paid = pairs["Tentative total tax"], pairs["Total payments and credits"]
+    assert tax.value == "AB016 Lee" and 482 <= tax.value_bbox[0] and tax.value_bbox[2] <= 556
+    assert paid.value == "50,461"
