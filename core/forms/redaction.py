@@ -25,6 +25,10 @@ DEFAULT_SENSITIVE_PATTERNS: tuple[str, ...] = (
     # close relatives a form uses for the same data
     r"date of birth", r"\bbirth ?date\b", r"telephone", r"\bfax\b", "郵便番号", r"zip ?code",
     r"postal code", r"social security", r"\bssn\b", "署名", r"signature", "名前", "お名前",
+    # US forms: the address lines, taxpayer numbers and birth date as IRS and CMS forms print them
+    r"\bstreet\b", r"room or suite", r"\bapt\.?(?!\w)", r"apartment", r"p\.\s?o\.\s?box",
+    r"city,? town", r"post office", r"\bzip\b", r"\bdob\b", r"\bi?tin\b", r"\bein\b",
+    r"taxpayer identification", r"employer identification", r"identifying number",
 )
 
 

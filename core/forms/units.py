@@ -46,6 +46,7 @@ class Unit:
     round: bool = False  # a round mark (radio option)
     source: str = ""
     rows: tuple[BBox, ...] = ()  # a paragraph unit's line boxes (a label is often its last line)
+    size: float = 0.0  # font size of its text, when known (a filled-in value is set apart from captions)
 
     @property
     def height(self) -> float:
@@ -165,7 +166,7 @@ def page_units(doc: Document, page: Page) -> tuple[Unit, ...]:
             if split:
                 out.extend(split)
             else:
-                out.append(Unit(uid, e.page, box, text, e.id, e.category, source=e.source, rows=rows))
+                out.append(Unit(uid, e.page, box, text, e.id, e.category, source=e.source, rows=rows, size=size))
     reviewed = {e.id for e in page.elements if "reviewer:set_selection" in e.rules}
     dingbats = {e.id for e in page.elements if any("dingbat" in str(f).lower() for f in (e.attr("fonts") or ()))}
     return _ticks_inside(out, reviewed, dingbats)

@@ -258,9 +258,17 @@ def _labels_own_cell(u: Unit, box: BBox) -> bool:
 
 
 def _continues_label(key: Unit, below: Sequence[Unit]) -> bool:
-    """Text under a label that belongs to the label's own text block (a label on several lines),
-    or ends in a colon, continues the label rather than filling the field."""
-    return any((u.element_id is not None and u.element_id == key.element_id) or _key_like_colon(u) for u in below)
+    """Text under a label that belongs to the label's own text block and is set in the label's size
+    (a label on several lines), or ends in a colon, continues the label rather than filling the
+    field. Text of another size in the same block is what was filled in (a flattened form's value
+    lands in the block of the caption above it)."""
+    return any((u.element_id is not None and u.element_id == key.element_id and same_size(u, key))
+               or _key_like_colon(u) for u in below)
+
+
+def same_size(a: Unit, b: Unit) -> bool:
+    """Set in one font size (unknown sizes count as the same: nothing tells them apart)."""
+    return not (a.size and b.size) or abs(a.size - b.size) <= max(0.5, 0.06 * max(a.size, b.size))
 
 
 def _key_like_colon(u: Unit) -> bool:
@@ -311,11 +319,15 @@ def _amount_row(key: Unit, texts: Sequence[Unit], r: Rulings, fillers: Sequence[
     start = 0
     while start < len(cells) - 1 and inside[start] and all(_LINE_NUMBER.match(u.text.strip()) for u in inside[start]):
         start += 1
+    # an amount or code box is narrow and holds a short value, not a line of print; words set in
+    # another size than the key's were filled in ("AB016 Lee" is a value, not a label)
     if cells[start][2] - cells[start][0] > 160 or any(
-            key_like(u) or not _valueish(u) or len(u.text.strip()) > 30 for u in inside[start]):
-        return None  # an amount or code box is narrow and holds a short value, not a line of print
+            (key_like(u) and same_size(u, key)) or not _valueish(u) or len(u.text.strip()) > 30 for u in inside[start]):
+        return None
     end = start
-    while end + 1 < len(cells) and not any(key_like(u) or _LINE_NUMBER.match(u.text.strip()) for u in inside[end + 1]) \
+    # an empty box after it continues the field (cents, a second code digit); a box that holds text
+    # of its own was filled in as a field of its own (a filled form's cents widget)
+    while end + 1 < len(cells) and not inside[end + 1] \
             and cells[end + 1][2] - cells[end + 1][0] <= cells[start][2] - cells[start][0]:
         end += 1
     return union_box(cells[start:end + 1])

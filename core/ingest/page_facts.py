@@ -30,11 +30,13 @@ class PageFacts:
     images: list[tuple[BBox, str]]  # bbox, identity (xref, or size for inline images)
     vectors: Vectors
     widgets: list[Widget]
+    widget_fallback: str | None = None  # why PyMuPDF's own widget reader read this page
 
 
-def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, widgets: bool = True) -> PageFacts:
-    """`labels` / `widgets` False skip lookups the document is known not to need (no page-label
-    rules, no AcroForm): both walk document structures on every call."""
+def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True) -> PageFacts:
+    """`labels` False skips a lookup the document is known not to need (no page-label rules): it walks
+    document structures on every call. Widgets are always read: a page's annotations hold them
+    whatever the catalog's /AcroForm lists, and a page without any costs one dictionary lookup."""
     show = Display(page)
     rect = page.rect
     label = (page.get_label() or None) if labels else None
@@ -68,6 +70,6 @@ def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, 
     if glyph_spans:
         locate_glyphs(page, lines, show)
     vec = read_vectors(page, show, rect) if vectors else Vectors()
-    found_widgets = read_widgets(page, show) if widgets else []
+    found = read_widgets(page, show)
     return PageFacts(page.number + 1, float(rect.width), float(rect.height), page.rotation % 360, label,
-                     lines, images, vec, found_widgets)
+                     lines, images, vec, found.widgets, found.fallback)

@@ -52,8 +52,9 @@ def build_page(doc_id: str, engine: str, facts: PageFacts, drafts: list[Draft]) 
         # every attr value ingest makes is already immutable (tuples, str, numbers): no deep freeze
         elements.append(Element(eid, facts.number, seq, d.category, bbox, text, d.source,
                                 state=d.state, attrs=FrozenMap(sorted(attrs.items()))))
+    notice = f"widgets read by PyMuPDF's reader: {facts.widget_fallback}" if facts.widget_fallback else None
     return Page(facts.number, round(facts.width, 2), round(facts.height, 2), facts.rotation, facts.label,
-                tuple(elements))
+                tuple(elements), notice)
 
 
 @dataclass(frozen=True)
@@ -93,11 +94,11 @@ def parse_pdf(
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
     opened = open_pdf(data, filename, password)
-    labels, widgets = bool(opened.doc.get_page_labels()), bool(opened.doc.is_form_pdf)
+    labels = bool(opened.doc.get_page_labels())
     started = time.perf_counter()
     worker = WORKER if engine == "layout" else None
     with worker.lock if worker else contextlib.nullcontext():
-        reads = _read_pages(opened, sha256, filename, worker, labels, widgets, progress)
+        reads = _read_pages(opened, sha256, filename, worker, labels, progress)
     body = body_size(reads.facts)
     fast_pages = _fast_pages(engine, reads, body)
     pages = [_ordered_page(doc_id, engine, facts, fast_pages[i], reads, i) for i, facts in enumerate(reads.facts)]
@@ -107,8 +108,8 @@ def parse_pdf(
 
 
 def _read_pages(opened: OpenedPdf, sha256: str, filename: str, worker: LayoutWorker | None,
-                labels: bool, widgets: bool, progress: ProgressFn | None) -> _PageReads:
-    """`labels` / `widgets`: whether the document has page-label rules / an AcroForm (see read_page)."""
+                labels: bool, progress: ProgressFn | None) -> _PageReads:
+    """`labels`: whether the document has page-label rules (see read_page)."""
     doc = opened.doc
     total = doc.page_count
     reads = _PageReads([], [], {})
@@ -116,7 +117,7 @@ def _read_pages(opened: OpenedPdf, sha256: str, filename: str, worker: LayoutWor
         for index in range(total):
             requested = bool(worker) and _request_model_boxes(worker, sha256, opened.pdf_bytes, index)
             page = doc.load_page(index)
-            facts = read_page(page, labels=labels, widgets=widgets)
+            facts = read_page(page, labels=labels)
             reads.facts.append(facts)
             if worker:
                 _collect_model_drafts(worker, requested, page, facts, index, reads)
@@ -175,6 +176,8 @@ def _ordered_page(doc_id: str, engine: str, facts: PageFacts, fast: list[Draft] 
         model, extras = reads.model[index]
         ordered = insert_in_order(model, extras)
     page_obj = build_page(doc_id, engine, facts, ordered)
+    if notice and page_obj.notice:
+        notice = f"{notice}; {page_obj.notice}"
     return replace(page_obj, notice=notice) if notice else page_obj
 
 
@@ -190,6 +193,7 @@ def _document_meta(opened: OpenedPdf, reads: _PageReads, body: float, started: f
     meta = {
         "body_size": body,
         "fallback_pages": tuple(sorted(reads.crashed)),
+        "widget_fallback_pages": tuple(f.number for f in reads.facts if f.widget_fallback),
         "encrypted": opened.encrypted,
         "pdf_title": (opened.doc.metadata or {}).get("title") or "",
         "parse_seconds": round(time.perf_counter() - started, 3),

@@ -5,8 +5,10 @@ order); without LAYOUT, LINEs are the text elements. TABLE/CELL/MERGED_CELL give
 LAYOUT_TABLE over the same area is the same table), TABLE_TITLE/TABLE_FOOTER become a caption and a
 footnote linked to their table. KEY_VALUE_SET blocks become form_field elements: a KEY finds its
 VALUE through the VALUE relationship and its words through CHILD; a VALUE without CHILD is an
-empty value; a SELECTION_ELEMENT under a VALUE gives that value's selection state. Geometry is in
-page ratios, scaled by the page size.
+empty value; a SELECTION_ELEMENT under a VALUE gives that value's selection state. A QUERY (no
+Geometry of its own) and its QUERY_RESULT answers become form fields: the query's text is the key,
+each answer the value, placed at the answer's box. Geometry is in page ratios, scaled by the page
+size; any other block without Geometry is left out and counted in meta `not_held`.
 """
 from __future__ import annotations
 
@@ -28,7 +30,9 @@ TEXT_LAYOUTS = ("LAYOUT_TITLE", "LAYOUT_HEADER", "LAYOUT_FOOTER", "LAYOUT_SECTIO
 NOT_PLACED = 10**9
 # Block types this importer turns into elements or reads for their text; anything else is reported in meta.
 HELD_BLOCKS = {"PAGE", "LINE", "WORD", "TABLE", "CELL", "MERGED_CELL", "TABLE_TITLE", "TABLE_FOOTER",
-               "KEY_VALUE_SET", "SELECTION_ELEMENT", *TEXT_LAYOUTS}
+               "KEY_VALUE_SET", "SELECTION_ELEMENT", "QUERY", "QUERY_RESULT", *TEXT_LAYOUTS}
+# Blocks Textract itself gives no Geometry: a PAGE may go without, a QUERY always does.
+NO_GEOMETRY = {"PAGE", "QUERY"}
 SAME_TABLE_IOU = 0.5
 
 
@@ -49,7 +53,7 @@ def _blocks(payload: Mapping[str, Any]) -> list[Mapping[str, Any]]:
         where = f"Blocks[{i}]"
         need(block, "Id", where, str)
         need(block, "BlockType", where, str)
-        if block["BlockType"] != "PAGE" or "Geometry" in block:
+        if "Geometry" in block:  # missing: left out and noted (see _Reader.unplaced)
             bbox = need(need(block, "Geometry", where, dict), "BoundingBox", where + ".Geometry", dict)
             for key in ("Left", "Top", "Width", "Height"):
                 number(need(bbox, key, where + ".Geometry.BoundingBox"), f"{where}.Geometry.BoundingBox.{key}")
@@ -71,6 +75,8 @@ class _Reader:
         self.pages = [b for b in blocks if b["BlockType"] == "PAGE"]
         self.page_of = self._page_numbers()
         self.parents: dict[str, list[str]] = {}
+        self.unplaced = Counter(b["BlockType"] for b in blocks
+                                if "Geometry" not in b and b["BlockType"] not in NO_GEOMETRY)
         for b in blocks:
             for rel in b.get("Relationships") or ():
                 for child in rel["Ids"]:
@@ -129,6 +135,8 @@ class _Reader:
 
     def add(self, block: Mapping[str, Any], category: Category, text: str, order: tuple, *,
             state: str | None = None, **attrs: Any) -> None:
+        if "Geometry" not in block:
+            return  # nowhere to put it on the page: counted in not_held
         attrs.setdefault("textract_type", block["BlockType"])
         attrs.setdefault("confidence", round(block["Confidence"], 2) if "Confidence" in block else None)
         self.builder.add(block["Id"], self.page(block), self.ratio_box(block), category, text, state=state,
@@ -156,12 +164,16 @@ class _Reader:
             if block["BlockType"] == "KEY_VALUE_SET" and "KEY" in (block.get("EntityTypes") or ()):
                 self._add_key_value(block, order)
         self._add_loose_selection_marks(order)
+        unanswered = self._add_queries(order)
 
         meta = {"import_format": "textract", "textract_model_version": self.payload.get("AnalyzeDocumentModelVersion"),
                 "textract_pages": (self.payload.get("DocumentMetadata") or {}).get("Pages")}
         ignored = Counter(b["BlockType"] for b in self.blocks if b["BlockType"] not in HELD_BLOCKS)
+        ignored.update({f"{kind} without Geometry": n for kind, n in self.unplaced.items() if kind in HELD_BLOCKS})
+        if unanswered:
+            ignored["QUERY without an answer"] = unanswered
         if ignored:
-            meta["not_held"] = dict(sorted(ignored.items()))  # e.g. SIGNATURE, QUERY: no category for them
+            meta["not_held"] = dict(sorted(ignored.items()))  # e.g. SIGNATURE: no category for it
         return self.builder.build(engine_version=f"textract {self.payload.get('AnalyzeDocumentModelVersion', '')}".strip(),
                                   meta=meta)
 
@@ -183,10 +195,13 @@ class _Reader:
 
     def _container_order(self, block: Mapping[str, Any], order: Mapping[str, int]) -> tuple:
         """Items outside the layout tree sit after the LAYOUT block whose box holds them, top to bottom."""
+        if "Geometry" not in block:
+            return (NOT_PLACED,)
         box, page = self.ratio_box(block), self.page(block)
         best = NOT_PLACED
         for other in self.blocks:
-            if other["BlockType"].startswith("LAYOUT_") and other["Id"] in order and self.page(other) == page:
+            if (other["BlockType"].startswith("LAYOUT_") and other["Id"] in order and "Geometry" in other
+                    and self.page(other) == page):
                 o = self.ratio_box(other)
                 if o[0] - 0.005 <= box[0] and o[1] - 0.005 <= box[1] and box[2] <= o[2] + 0.005 and box[3] <= o[3] + 0.005:
                     best = min(best, order[other["Id"]])
@@ -195,10 +210,11 @@ class _Reader:
     def _match_layout_tables(self, tables: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         """LAYOUT_TABLE id → TABLE id for the pairs that cover the same area: one table, not two."""
         matched: dict[str, str] = {}
-        for layout in (b for b in self.blocks if b["BlockType"] == "LAYOUT_TABLE"):
+        for layout in (b for b in self.blocks if b["BlockType"] == "LAYOUT_TABLE" and "Geometry" in b):
             best, best_iou = None, SAME_TABLE_IOU
             for table in tables:
-                if self.page(table) == self.page(layout) and table["Id"] not in matched.values():
+                if ("Geometry" in table and self.page(table) == self.page(layout)
+                        and table["Id"] not in matched.values()):
                     overlap = iou(self.ratio_box(layout), self.ratio_box(table))
                     if overlap >= best_iou:
                         best, best_iou = table["Id"], overlap
@@ -303,6 +319,24 @@ class _Reader:
                          None) if parent_cell else None
             self.add(block, Category.SELECTION_MARK, "", self._container_order(block, order) + (3,),
                      state=self._state(block), parent_ref=table)
+
+    def _add_queries(self, order: Mapping[str, int]) -> int:
+        """Each answer of a QUERY becomes one element holding the pair (core.forms.pair_fields reads
+        `kv_key` / `kv_value`); returns how many queries had no placed answer."""
+        unanswered = 0
+        for query in (b for b in self.blocks if b["BlockType"] == "QUERY"):
+            spec = optional(query, "Query", f"QUERY {query['Id']}", dict, {})
+            question = str(optional(spec, "Text", f"QUERY {query['Id']}.Query", str, ""))
+            answers = [a for a in self.related(query, "ANSWER")
+                       if a["BlockType"] == "QUERY_RESULT" and "Geometry" in a]
+            unanswered += not answers
+            for answer in answers:
+                text = str(answer.get("Text", ""))
+                self.add(answer, Category.FORM_FIELD, text, self._container_order(answer, order) + (4,),
+                         kv_key=question, kv_value=text, kv_role="query", kv_pair=query["Id"],
+                         query_alias=spec.get("Alias"),
+                         kv_confidence=round(answer["Confidence"] / 100, 4) if "Confidence" in answer else None)
+        return unanswered
 
     @staticmethod
     def _state(block: Mapping[str, Any]) -> str:

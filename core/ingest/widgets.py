@@ -41,11 +41,40 @@ def _decode_pdf_name(name: str | None) -> str | None:
     return name
 
 
-def read_widgets(page: pymupdf.Page, show: Display) -> list[Widget]:
+@dataclass(frozen=True)
+class WidgetRead:
+    widgets: list[Widget]
+    fallback: str | None = None  # why PyMuPDF's own reader read this page, when it did
+
+
+def read_widgets(page: pymupdf.Page, show: Display) -> WidgetRead:
+    """Every widget annotation of the page, whatever the catalog's /AcroForm says (forms exported
+    from XFA designers, merged or split by other tools, carry widgets their catalog does not list).
+    PyMuPDF's complete reader takes over when the lean one fails or misses a widget annotation."""
+    expected = widget_annotation_count(page)
+    if not expected:
+        return WidgetRead([])
     try:
-        return read_widgets_lean(page, show)
-    except Exception:  # an unusual field structure: PyMuPDF's complete (slower) reader
-        return read_widgets_full(page, show)
+        lean = read_widgets_lean(page, show)
+    except Exception as err:  # an unusual field structure
+        return WidgetRead(read_widgets_full(page, show), f"lean widget reader failed ({type(err).__name__})")
+    if len(lean) == expected:
+        return WidgetRead(lean)
+    return WidgetRead(read_widgets_full(page, show),
+                      f"lean widget reader found {len(lean)} of {expected} widget annotations")
+
+
+def widget_annotation_count(page: pymupdf.Page) -> int:
+    """The page's /Annots entries whose /Subtype is /Widget, counted in the page dictionary itself
+    (not through MuPDF's widget list, which is what the lean reader walks)."""
+    mu = pymupdf.mupdf
+    pdf_page = page._pdf_page(required=False)
+    if pdf_page is None or not pdf_page.m_internal:
+        return 0
+    annots = mu.pdf_dict_get(pdf_page.obj(), pymupdf.PDF_NAME("Annots"))
+    widget = pymupdf.PDF_NAME("Widget")
+    return sum(1 for i in range(mu.pdf_array_len(annots))
+               if mu.pdf_name_eq(mu.pdf_dict_get(mu.pdf_array_get(annots, i), pymupdf.PDF_NAME("Subtype")), widget))
 
 
 def read_widgets_lean(page: pymupdf.Page, show: Display) -> list[Widget]:
@@ -93,6 +122,9 @@ def read_widgets_lean(page: pymupdf.Page, show: Display) -> list[Widget]:
                 else:
                     items.append(mu.pdf_to_text_string(item))
             options = tuple(items)
+            selection = _selected_options(mu, obj)
+            if selection is not None:
+                value = selection
         rect = pymupdf.Rect(mu.pdf_bound_annot(widget)) * derotate
         out.append(Widget(show(rect), kind, mu.pdf_load_field_name(obj) or "", (label or "").strip(),
                           value, _decode_pdf_name(on_state), options, int(mu.pdf_field_flags(obj))))
@@ -106,6 +138,15 @@ _WIDGET_KINDS = {
     pymupdf.PDF_WIDGET_TYPE_RADIOBUTTON: "RadioButton", pymupdf.PDF_WIDGET_TYPE_SIGNATURE: "Signature",
     pymupdf.PDF_WIDGET_TYPE_TEXT: "Text",
 }
+
+
+def _selected_options(mu, obj) -> tuple[str, ...] | None:
+    """A list box's /V when it is an array (several options chosen): every chosen option. MuPDF's
+    field value (and so PyMuPDF's `field_value`) is empty for an array."""
+    selected = mu.pdf_dict_get_inheritable(obj, pymupdf.PDF_NAME("V"))
+    if not mu.pdf_is_array(selected):
+        return None
+    return tuple(mu.pdf_to_text_string(mu.pdf_array_get(selected, i)) for i in range(mu.pdf_array_len(selected)))
 
 
 def _inheritable_text(mu, node, key) -> str | None:
@@ -130,8 +171,13 @@ def read_widgets_full(page: pymupdf.Page, show: Display) -> list[Widget]:
         if w.field_type in (pymupdf.PDF_WIDGET_TYPE_CHECKBOX, pymupdf.PDF_WIDGET_TYPE_RADIOBUTTON):
             on_state = _decode_pdf_name(str(w.on_state()))
         options = tuple(o if isinstance(o, str) else tuple(o) for o in (w.choice_values or ()))
+        value = w.field_value
+        if w.field_type in (pymupdf.PDF_WIDGET_TYPE_COMBOBOX, pymupdf.PDF_WIDGET_TYPE_LISTBOX):
+            # PyMuPDF has no public way to the field dictionary's inherited /V array
+            selection = _selected_options(pymupdf.mupdf, pymupdf.mupdf.pdf_annot_obj(w._annot.this))
+            value = value if selection is None else selection
         out.append(Widget(show(w.rect), kind, w.field_name or "", (w.field_label or "").strip(),
-                          w.field_value, on_state, options, int(w.field_flags or 0)))
+                          value, on_state, options, int(w.field_flags or 0)))
     return out
 
 
@@ -148,12 +194,13 @@ def widget_drafts(widgets: Iterable[Widget]) -> list[Draft]:
                          on_state=w.on_state)
             out.append(Draft(Category.SELECTION_MARK, w.bbox, source="widget", text="",
                              state="selected" if selected else "unselected", attrs=attrs))
-        elif w.kind in ("Text", "ComboBox", "ListBox", "Signature"):  # an unsigned signature is an empty value
+        else:  # text, choice, signature (unsigned: an empty value) and push buttons (never a value)
             value = w.value
-            if isinstance(value, (list, tuple)):
-                value = ", ".join(str(v) for v in value)
-            value = "" if value is None else str(value)
+            if isinstance(value, (list, tuple)):  # a list box with several options chosen
+                value = tuple(str(v) for v in value)
+                text = ", ".join(value)
+            else:
+                value = text = "" if value is None or w.kind == "Button" else str(value)
             attrs.update(value=value, options=w.options)
-            out.append(Draft(Category.FORM_FIELD, w.bbox, source="widget", text=value, attrs=attrs))
-        # push buttons carry no value a reader would search for
+            out.append(Draft(Category.FORM_FIELD, w.bbox, source="widget", text=text, attrs=attrs))
     return out

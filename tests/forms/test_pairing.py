@@ -218,3 +218,43 @@ def test_a_dingbat_or_symbol_inside_an_unknown_square_checks_it_but_a_digit_does
     doc = Document("0123456789abcdef", "x.pdf", "0" * 64, "fast", (Page(1, 612, 792, elements=(square, glyph, label)),))
     marks = [u for u in page_units(doc, doc.page(1)) if u.kind == "mark"]
     assert [m.state for m in marks] == [state]
+
+
+# ---- filled-in forms, flattened -----------------------------------------------------------------
+def _cell_form(value_size: float) -> Document:
+    """A US-style ruled row ("City" at the top of its cell, "State" beside it) whose printed caption
+    and filled-in value were read as one text block, as a flattened form's figure region is."""
+    block = Element("blk", 1, 0, Category.PICTURE, (38, 598, 460, 626), "City State K9 45", "fast", attrs=(
+        ("lines", ((38, 598, 52, 606, "City", 8.0, 0), (424, 598, 443, 606, "State", 8.0, 0),
+                   (39, 611, 51, 622, "K9", value_size, 0), (429, 611, 441, 622, "45", value_size, 0))),
+        ("size", 8.0)))
+    colons = [Element(f"c{i}", 1, i + 1, Category.TEXT, (36, 700 + 14 * i, 70, 709 + 14 * i), label, "fast")
+              for i, label in enumerate(("Name:", "Phone:", "Email:"))]
+    rulings = {"1": {"h": ((596.0, 36.0, 577.0), (630.0, 36.0, 577.0)),
+                     "v": ((36.0, 596.0, 630.0), (420.0, 596.0, 630.0), (577.0, 596.0, 630.0))}}
+    page = Page(1, 612, 792, elements=(block, *colons))
+    return Document("0123456789abcdef", "x.pdf", "0" * 64, "fast", (page,), meta=(("rulings", rulings),))
+
+
+def test_a_filled_value_set_in_another_size_under_its_caption_is_the_value_not_the_caption_running_on():
+    """Failed before: text below a caption in the caption's own block was taken for the caption's
+    second line whatever its size, so the filled-in value was lost (CMS-1490S, filled and baked)."""
+    pairs = {f.key: f.value for f in extract_fields(_cell_form(10.0))}
+    assert pairs.get("City") == "K9" and pairs.get("State") == "45"
+    # set in the caption's own size it still reads as the label running on: no value taken
+    assert "K9" not in {f.value for f in extract_fields(_cell_form(8.0))}
+
+
+def test_a_filled_amount_box_keeps_its_own_value_even_in_words_and_the_cents_box_is_not_glued_on(tmp_path):
+    """Failed before: "AB016 Lee" in a dollars box read as a label (no field), and a cents box
+    holding its own filled text was glued onto the dollars value."""
+    def draw(page):
+        _amount_lines(page)
+        page.insert_text((486, 309), "AB016 Lee", fontsize=8)
+        page.insert_text((558, 309), "73", fontsize=8)
+        page.insert_text((486, 333), "50,461", fontsize=8)
+
+    pairs = {f.key: f for f in _drawn_form_fields(tmp_path, draw)}
+    tax, paid = pairs["Tentative total tax"], pairs["Total payments and credits"]
+    assert tax.value == "AB016 Lee" and 482 <= tax.value_bbox[0] and tax.value_bbox[2] <= 556
+    assert paid.value == "50,461"

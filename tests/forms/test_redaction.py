@@ -21,12 +21,18 @@ SAMPLES = ("shinseisho_form.pdf", "shinseisho_flat.pdf")
                                  "マイナンバー", "生年月日", "フリガナ", "携帯", "勤務先", "運転免許証番号",
                                  "保険証の記号", "住民票コード", "Name", "Last name", "Street address 1",
                                  "Telephone Number", "E-mail", "Mobile", "Employer", "Account number",
-                                 "Driver's license number", "Date of Birth (mm/dd/yyyy)"])
+                                 "Driver's license number", "Date of Birth (mm/dd/yyyy)",
+                                 "Number, street, and room or suite no. (If P.O. box, see instructions.)",
+                                 "City, town or post office", "City, town, state, and ZIP code", "ZIP", "Apt. no.",
+                                 "Your social security number", "SSN", "Employer identification number (EIN)",
+                                 "EIN", "TIN", "Taxpayer identification number", "Identifying number", "DOB"])
 def test_default_patterns_cover_seed_001_the_issues_additions_and_english(key):
     assert DEFAULT_RULES.is_sensitive(key)
 
 
-@pytest.mark.parametrize("key", ["出張先", "交通費", "申請日", "用務", "Country", "Job description", "備考"])
+@pytest.mark.parametrize("key", ["出張先", "交通費", "申請日", "用務", "Country", "Job description", "備考",
+                                 "Total payments and credits", "Balance due", "Initial return", "Final return",
+                                 ", or tax year beginning", "Tentative total tax", "Destination", "Continent"])
 def test_ordinary_keys_are_not_redacted(key):
     assert not DEFAULT_RULES.is_sensitive(key)
 
@@ -104,3 +110,34 @@ def test_a_reviewer_redaction_reaches_every_export_and_unredact_brings_the_value
     capsys.readouterr()
     assert cli_main(["forms", doc_id, "--workspace", str(workspace.root)]) == 0
     assert secret in capsys.readouterr().out
+
+
+IRS_PERSONAL = {"f1_01": "Jordan A. Whitfield", "f1_02": "12-3456789",
+                "f1_03": "1450 Riverside Drive, Suite 210", "f1_04": "Portland, OR 97205"}
+
+
+def test_the_irs_forms_name_taxpayer_number_and_address_lines_are_redacted_in_every_export(
+        workspace, tmp_path, capsys, realdata):
+    """Failed before: "Identifying number" and "Number, street, and room or suite no." were not sensitive."""
+    import pymupdf
+
+    pdf = pymupdf.open(realdata / "pdfs" / "forms" / "irs_f7004_fillable.pdf")
+    for w in pdf[0].widgets():
+        short = w.field_name.split(".")[-1].split("[")[0]
+        if short in IRS_PERSONAL or short == "f1_07":
+            w.field_value = IRS_PERSONAL.get(short, "25")
+            w.update()
+    record = ingest_path(workspace, _saved(pdf, tmp_path), engine="fast").record
+    fields = {f.field_name.split(".")[-1].split("[")[0]: f for f in extract_fields(corrected_document(
+        workspace, record.doc_id))}
+    assert {k: fields[k].redacted for k in IRS_PERSONAL} == dict.fromkeys(IRS_PERSONAL, True)
+    assert not fields["f1_07"].redacted and fields["f1_07"].value == "25"
+    for fmt, body in _exports(workspace, record.doc_id, tmp_path, capsys).items():
+        for value in IRS_PERSONAL.values():
+            assert value not in body, f"{value!r} leaked into {fmt}"
+
+
+def _saved(pdf, tmp_path: Path) -> Path:
+    path = tmp_path / "irs_f7004_filled.pdf"
+    pdf.save(path)
+    return path

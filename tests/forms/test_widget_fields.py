@@ -76,8 +76,11 @@ def test_sensitive_keys_are_redacted_in_every_export_row_but_key_and_boxes_stay(
 def _widget_truth(path: Path):
     import re
 
+    from widget_truth import chosen_options
+
     out = []
-    for page in pymupdf.open(path):
+    pdf = pymupdf.open(path)
+    for page in pdf:
         for w in page.widgets():
             kind = w.field_type_string
             if kind in ("CheckBox", "RadioButton"):
@@ -86,8 +89,10 @@ def _widget_truth(path: Path):
                     w.field_value is True or str(w.field_value) == on)
                 out.append((page.number + 1, tuple(w.rect), "", "selected" if selected else "unselected"))
             elif kind in ("Text", "ComboBox", "ListBox", "Signature"):
-                value = w.field_value
-                value = ", ".join(value) if isinstance(value, (list, tuple)) else ("" if value is None else str(value))
+                several = chosen_options(pdf, w.xref) if kind == "ListBox" else None
+                value = w.field_value if several is None else several
+                # a field lists several chosen options joined with 、 (core.forms.widget_fields)
+                value = "、".join(value) if isinstance(value, (list, tuple)) else ("" if value is None else str(value))
                 out.append((page.number + 1, tuple(w.rect), value.strip(), "unknown"))
     return out
 

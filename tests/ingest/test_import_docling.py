@@ -331,10 +331,7 @@ def peer_outputs():
 
 # Real outputs the importers cannot read yet, each with its issue; strict, so the mark has to go
 # the day the import works.
-KNOWN_GAPS = {
-    "paystub.textract_analyze.json": "Textract Queries output (QUERY / QUERY_RESULT blocks carry no "
-                                     "Geometry) is refused whole: the forms issue (16) makes it import",
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 def _known_gap(path):

@@ -134,13 +134,12 @@ def test_without_layout_lines_are_the_text_and_page_fields_place_blocks_on_their
 @pytest.mark.parametrize("mutate, message", [
     (lambda p: p.pop("Blocks"), "not AWS Textract output"),
     (lambda p: p.update(Blocks=[b for b in p["Blocks"] if b["BlockType"] != "PAGE"]), "no PAGE block"),
-    (lambda p: p["Blocks"][3].pop("Geometry"), "'Geometry'"),
     (lambda p: p["Blocks"][3]["Geometry"]["BoundingBox"].update(Top="0.1"), "Top should be a number"),
     (lambda p: next(b for b in p["Blocks"] if b["Id"] == "key-name")["Relationships"][0].update(Ids=["ghost"]),
      "ghost"),
     (lambda p: next(b for b in p["Blocks"] if b["Id"] == "sel-day").update(SelectionStatus="MAYBE"), "'MAYBE'"),
     (lambda p: next(b for b in p["Blocks"] if b["Id"] == "cell-11").pop("RowIndex"), "'RowIndex'"),
-], ids=["no-blocks", "no-page", "no-geometry", "string-coordinate", "dangling-relationship", "bad-selection",
+], ids=["no-blocks", "no-page", "string-coordinate", "dangling-relationship", "bad-selection",
         "cell-without-row"])
 def test_schema_faults_name_what_is_wrong_and_leave_the_workspace_unchanged(tmp_path, mutate, message):
     payload = json.loads(FIXTURE.read_text())
@@ -216,3 +215,59 @@ def test_real_form_image_becomes_the_page_and_selection_states_are_kept():
     want = Counter({"SELECTED": "selected", "NOT_SELECTED": "unselected"}[b["SelectionStatus"]]
                    for b in blocks if b["BlockType"] == "SELECTION_ELEMENT")
     assert Counter(e.state for e in result.document.elements() if e.category is Category.SELECTION_MARK) == want
+
+
+# ---- Queries, and blocks without Geometry --------------------------------------------------------
+def test_a_block_without_geometry_is_left_out_and_noted_never_refused():
+    """Failed before: "Blocks[3] has no 'Geometry' key" refused the whole file."""
+    payload = json.loads(FIXTURE.read_text())
+    whole = parse_import(json.dumps(payload).encode(), "textract", "t.json")
+    lost = next(b for b in payload["Blocks"] if b["BlockType"] == "LAYOUT_TITLE")
+    lost.pop("Geometry")
+    doc = parse_import(json.dumps(payload).encode(), "textract", "t.json")
+    assert dict(doc.meta_value("not_held"))[f"{lost['BlockType']} without Geometry"] == 1
+    assert lost["Id"] not in {e.attr("source_ref") for e in doc.elements()}
+    assert sum(1 for _ in doc.elements()) == sum(1 for _ in whole.elements()) - 1
+
+
+def query_payload(answer: bool) -> dict:
+    payload = json.loads(FIXTURE.read_text())
+    query = {"BlockType": "QUERY", "Id": "q1", "Query": {"Text": "出張者の氏名は？", "Alias": "traveller"}}
+    payload["Blocks"].append(query)
+    if answer:
+        query["Relationships"] = [{"Type": "ANSWER", "Ids": ["r1"]}]
+        payload["Blocks"].append({"BlockType": "QUERY_RESULT", "Id": "r1", "Confidence": 91.0, "Text": "山田 太郎",
+                                  "Geometry": {"BoundingBox": {"Left": 0.5, "Top": 0.2, "Width": 0.2, "Height": 0.02}}})
+    return payload
+
+
+def test_a_query_and_its_answer_become_a_field_with_the_answers_box():
+    from core.forms.fields import extract_fields
+
+    doc = parse_import(json.dumps(query_payload(True)).encode(), "textract", "q.json",
+                       page_source(pdf_with_texts((600, 800), [])))
+    (field,) = [f for f in extract_fields(doc) if f.key == "出張者の氏名は？"]
+    assert field.value == "山田 太郎" and field.source == "import" and field.confidence == 0.91
+    assert field.value_bbox == (300, 160, 420, 176)
+    assert "not_held" not in dict(doc.meta) or "QUERY" not in dict(doc.meta_value("not_held"))
+
+
+def test_a_query_without_an_answer_is_noted():
+    doc = parse_import(json.dumps(query_payload(False)).encode(), "textract", "q.json")
+    assert dict(doc.meta_value("not_held"))["QUERY without an answer"] == 1
+
+
+def test_the_real_paystub_with_queries_imports_with_its_answers_as_fields():
+    from core.forms.fields import extract_fields
+
+    path = need_peer("textract/paystub/paystub.textract_analyze.json")
+    image = need_peer("textract/paystub/paystub.jpg")
+    blocks = {b["Id"]: b for b in json.loads(path.read_text())["Blocks"]}
+    want = {b["Query"]["Text"]: blocks[r["Ids"][0]]["Text"] for b in blocks.values() if b["BlockType"] == "QUERY"
+            for r in b["Relationships"] if r["Type"] == "ANSWER"}
+    assert len(want) == 3
+    result = import_file(Workspace(tempfile.mkdtemp()), path, "textract", pdf=image)
+    fields = {f.key: f for f in extract_fields(result.document)}
+    assert {k: fields[k].value for k in want} == want
+    assert all(fields[k].value_bbox for k in want)
+    assert dict(result.document.meta_value("not_held")) == {"SIGNATURE": 1}
