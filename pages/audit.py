@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from core.review.corrections import corrected_view
-from core.review.status import audit_log
+from core.forms.audit_lines import readable_audit
 from ui import state
 from ui.edit_panel import conflict_banner, flash_message, remember_view, save
 from ui.text import md_escape, shorten
@@ -27,24 +27,40 @@ def filters(rows) -> tuple[set, set, set, bool]:
     return set(chosen_pages), set(chosen_kinds), set(chosen_actors), show_undone
 
 
-def log_table(doc_id: str, rows) -> None:
+def log_table(doc_id: str, lines) -> None:
+    rows = [line.row for line in lines]
     frame = pd.DataFrame({
         "event": [int(r.event_id) for r in rows],
-        "when (UTC)": [r.at.replace("T", " ").rstrip("Z") for r in rows],
+        "what": [line.text for line in lines],
         "reviewer": [r.actor for r in rows],
-        "kind": [r.kind for r in rows],
+        "when (UTC)": [r.at.replace("T", " ").rstrip("Z") for r in rows],
         "page": [r.page for r in rows],
-        "what": [shorten(r.summary, 100) for r in rows],
+        "kind": [r.kind for r in rows],
         "status": [r.status + (f" (by event {r.undone_by})" if r.undone_by else "") for r in rows],
     })
     key = f"rli:audit:table:{doc_id}:{len(rows)}"
-    st.dataframe(frame, key=key, on_select="rerun", selection_mode="single-row", hide_index=True, width="stretch")
+    st.dataframe(frame, key=key, on_select="rerun", selection_mode="single-row", hide_index=True, width="stretch",
+                 column_config={"event": st.column_config.NumberColumn(width="small"),
+                                "what": st.column_config.TextColumn(width="large")})
     picked = st.session_state.get(key)
-    selected = rows[picked.selection.rows[0]] if picked and picked.selection.rows else None
-    if selected is not None and selected.kind != "undo" and selected.status != "undone":
-        st.button(f"Undo event {selected.event_id} ({shorten(selected.summary, 60)})", key="rli:audit:undo_one",
-                  on_click=save, args=(doc_id, [{"kind": "undo", "event": selected.event_id}],
-                                       f"Undid event {selected.event_id}"))
+    chosen = lines[picked.selection.rows[0]] if picked and picked.selection.rows else None
+    if chosen is None:
+        st.caption("Select a row for the event's details (its ids, as stored) and to undo it.")
+        return
+    event_details(doc_id, chosen)
+
+
+def event_details(doc_id: str, line) -> None:
+    """The one place ids show: the event as stored, for reviewers who check the log by hand."""
+    row = line.row
+    with st.container(border=True, key="rli-audit-details"):
+        st.markdown(f"**Event {row.event_id}** · {md_escape(line.text)}")
+        st.caption(f"{row.kind} · by {md_escape(row.actor)} · {row.at} · {row.status}")
+        st.json(line.payload, expanded=True)
+        if row.kind != "undo" and row.status != "undone":
+            st.button(f"Undo event {row.event_id}", key="rli:audit:undo_one",
+                      on_click=save, args=(doc_id, [{"kind": "undo", "event": row.event_id}],
+                                           f"Undid event {row.event_id}: {shorten(line.text, 80)}"))
 
 
 def unanchored_list(doc_id: str) -> None:
@@ -66,13 +82,14 @@ def audit_page(doc_id: str) -> None:
     st.markdown(f"**{md_escape(record.source)}** · {record.engine} engine")
     in_conflict = conflict_banner(doc_id)
     flash_message(doc_id)
-    rows = audit_log(state.workspace(), doc_id)
+    lines = readable_audit(state.workspace(), doc_id)
+    rows = [line.row for line in lines]
     if not rows:
         st.info("No corrections yet for this document.")
         return
     pages, kinds, actors, show_undone = filters(rows)
-    shown = [r for r in rows if (not pages or r.page in pages) and (not kinds or r.kind in kinds)
-             and (not actors or r.actor in actors) and (show_undone or r.status != "undone")]
+    shown = [line for line in lines if (not pages or line.row.page in pages) and (not kinds or line.row.kind in kinds)
+             and (not actors or line.row.actor in actors) and (show_undone or line.row.status != "undone")]
     st.caption(f"{len(shown)} of {len(rows)} events · newest last")
     log_table(doc_id, shown)
     events = state.workspace().events(doc_id)

@@ -14,7 +14,9 @@ from ui.text import md_escape
 NEEDS_PASSWORD_KEY = "rli:needs_password"
 RESULTS_KEY = "rli:upload_results"
 TABLE_KEY = "rli:documents_table"
-ENGINES = {"layout": "layout model (best categories, ~0.2 s a page)", "fast": "fast (no model)"}
+TOAST_KEY = "rli:upload_toast"
+ENGINES = {"layout": "layout model (best categories; slower, the speed shows while it reads)",
+           "fast": "fast (no model)"}
 
 
 def max_upload_mb() -> float | None:
@@ -28,15 +30,41 @@ def max_upload_mb() -> float | None:
         return None
 
 
-def ingest_upload(name: str, data: bytes, engine: str, password: str | None) -> tuple[str, str]:
-    """Ingest one uploaded file; returns (level, message) for the results list. Nothing is written
-    when it fails: ingest stores the PDF and its output in one go, only after parsing succeeded."""
+class Pace:
+    """Pages per second and time left from the pages read so far (the real rate, not a promise)."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def line(self, done: int, total: int) -> str:
+        elapsed = self.elapsed()
+        if done <= 0 or elapsed <= 0:
+            return f"page 0 of {total} · starting…"
+        rate = done / elapsed
+        left = (total - done) / rate
+        return f"page {done} of {total} · {rate:.2f} pages/s · about {seconds_text(left)} left"
+
+
+def seconds_text(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    return f"{seconds} s" if seconds < 90 else f"{seconds // 60} min {seconds % 60:02d} s"
+
+
+def ingest_upload(name: str, data: bytes, engine: str, password: str | None, where) -> tuple[str, str]:
+    """Ingest one uploaded file, showing its progress in `where` (the top of the page); returns
+    (level, message) for the results. Nothing is written when it fails: ingest stores the PDF and
+    its output in one go, only after parsing succeeded."""
     from core.ingest.pipeline import ingest_bytes
 
-    bar = st.progress(0.0, text=f"Reading {md_escape(name)}…")
+    pace = Pace()
+    status = where.status(f"Reading {md_escape(name)} with the {engine} engine…", expanded=True)
+    bar = status.progress(0.0, text="starting…")
 
     def progress(done: int, total: int) -> None:
-        bar.progress(done / total if total else 1.0, text=f"Reading {md_escape(name)}: page {done} of {total}")
+        bar.progress(done / total if total else 1.0, text=pace.line(done, total))
 
     try:
         # Ingest checks the size limit first. The name is only a label: the PDF is stored under
@@ -45,22 +73,29 @@ def ingest_upload(name: str, data: bytes, engine: str, password: str | None) -> 
                               progress=progress)
     except (PasswordRequired, WrongPassword) as err:
         st.session_state.setdefault(NEEDS_PASSWORD_KEY, set()).add(name)
+        status.update(label=f"{md_escape(name)}: needs a password", state="error")
         return "error", md_escape(str(err))
     except (InspectorError, ValueError) as err:  # ValueError: a bad RLI_MAX_UPLOAD_MB setting
+        status.update(label=f"{md_escape(name)} was not added", state="error")
         return "error", md_escape(str(err))
-    finally:
-        bar.empty()
     st.session_state.get(NEEDS_PASSWORD_KEY, set()).discard(name)
+    status.update(label=f"{md_escape(name)}: done", state="complete", expanded=False)
+    return result_message(name, result, pace.elapsed())
+
+
+def result_message(name: str, result, seconds: float) -> tuple[str, str]:
     record = result.record
-    if result.created:
-        state.select_document(record.doc_id)
-        pages = f"{record.page_count} page{'s' if record.page_count != 1 else ''}"
-        return "success", f"Added {md_escape(record.source)}: {pages}, {record.engine} engine."
-    return "info", (f"{md_escape(name)} is already in the workspace (as {md_escape(record.source)}); "
-                    "nothing was re-read.")
+    if not result.created:
+        return "info", (f"{md_escape(name)} is already in the workspace (as {md_escape(record.source)}); "
+                        "nothing was re-read.")
+    state.select_document(record.doc_id)
+    pages = f"{record.page_count} page{'s' if record.page_count != 1 else ''}"
+    rate = f"{record.page_count / seconds:.2f} pages/s" if seconds > 0 else "instantly"
+    return "success", (f"Added {md_escape(record.source)}: {pages} in {seconds_text(seconds)} ({rate}), "
+                       f"{record.engine} engine.")
 
 
-def upload_section() -> None:
+def upload_section(feedback) -> None:
     limit = max_upload_mb()
     files = st.file_uploader(
         "PDF files", type=["pdf"], accept_multiple_files=True, key="rli:uploader",
@@ -72,10 +107,20 @@ def upload_section() -> None:
         names = md_escape(", ".join(sorted(st.session_state[NEEDS_PASSWORD_KEY])))
         password = st.text_input(f"Password for {names}", type="password", key="rli:pdf_password")
     if st.button("Ingest", type="primary", disabled=not files, key="rli:ingest"):
-        st.session_state[RESULTS_KEY] = [ingest_upload(f.name, f.getvalue(), engine, password) for f in files]
+        results = [ingest_upload(f.name, f.getvalue(), engine, password, feedback) for f in files]
+        st.session_state[RESULTS_KEY] = results
+        st.session_state[TOAST_KEY] = "; ".join(message for _, message in results)
         st.rerun()  # the sidebar picker and the list below must show the new documents
+
+
+def upload_results(feedback) -> None:
+    """The last upload's results, at the top of the page (and once as a toast, which shows
+    wherever the reviewer has scrolled to)."""
     for level, message in st.session_state.pop(RESULTS_KEY, []):
-        getattr(st, level)(message)
+        getattr(feedback, level)(message)
+    toast = st.session_state.pop(TOAST_KEY, None)
+    if toast:
+        st.toast(toast[:300], icon=":material/upload_file:")
 
 
 def documents_frame(records) -> pd.DataFrame:
@@ -117,10 +162,10 @@ def documents_section() -> None:
         chosen = next((r for r in records if r.doc_id == current), records[0])
         st.caption("Select a row to choose another document.")
     st.markdown(f"**{md_escape(chosen.source)}** · {chosen.page_count} pages · `{chosen.doc_id}`")
-    left, right, _ = st.columns([1, 1, 3])
-    if left.button("Open in Inspect", key="rli:open", type="primary"):
+    actions = st.container(horizontal=True, gap="small")
+    if actions.button("Open in Inspect", key="rli:open", type="primary"):
         open_in_inspect(chosen.doc_id)
-    with right.popover("Delete…"):
+    with actions.popover("Delete…"):
         st.write("Removes the document and its parser output. Its correction log is kept.")
         if st.button(f"Delete {md_escape(chosen.source)}", key="rli:delete"):
             delete_document(chosen.doc_id)
@@ -128,10 +173,14 @@ def documents_section() -> None:
 
 
 st.title("Documents")
-documents_section()
-st.divider()
+# Progress and results of an upload go here, at the top, where the eye is after clicking Ingest
+# (the uploader sits right below, so at 1400×900 the button and this block are both in view).
+feedback = st.container(key="rli-upload-feedback")
+upload_results(feedback)
 add_tab, import_tab = st.tabs(["Add PDFs", "Import a parser's output"])
 with add_tab:
-    upload_section()
+    upload_section(feedback)
 with import_tab:
     import_section()  # Docling / Azure / Textract imports and the Docling export (ui/import_form.py)
+st.divider()
+documents_section()

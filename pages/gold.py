@@ -103,16 +103,17 @@ def evidence_list(doc: Document) -> None:
     for i, ev in enumerate(evidence):
         element = index.get(ev.record_id or "")
         label = element.category.value if element else ("page only" if ev.level != "unanchored" else "not anchored")
-        text_col, jump_col, drop_col = st.columns([8, 1.4, 1.2], vertical_alignment="bottom")
-        # The quote is what must appear in the retrieved text: the whole element by default; narrowing
-        # it to the sentence or cell that answers keeps the budget figure fair to split paragraphs.
+        # The quote takes the column's whole width and the buttons sit on their own row, sized to
+        # their words: side by side in a 1400-px window they were squeezed to "S.".
         key = f"rli:gold:quote:{doc.doc_id}:{draft(doc)['generation']}:{i}:{ev.record_id}"
-        quote = text_col.text_input(f"E{i + 1} · p{ev.page} · {label} · quote", value=ev.quote, key=key,
-                                    help="Narrow it to the words that answer the question.")
-        jump_col.button("Show", key=f"rli:gold:show:{doc.doc_id}:{i}", on_click=state.set_page,
-                        args=(ev.page or 1, doc), disabled=not ev.page)
-        drop_col.button("✕", key=f"rli:gold:drop:{doc.doc_id}:{i}", help="remove this evidence",
-                        on_click=set_draft_evidence, args=(doc, evidence[:i] + evidence[i + 1:]))
+        quote = st.text_input(f"E{i + 1} · p{ev.page} · {label} · quote", value=ev.quote, key=key,
+                              help="Narrow it to the words that answer the question.")
+        with st.container(horizontal=True, gap="small", key=f"rli-gold-evidence-{i}"):
+            st.button(f"Show p{ev.page}" if ev.page else "Show", key=f"rli:gold:show:{doc.doc_id}:{i}",
+                      on_click=state.set_page, args=(ev.page or 1, doc), disabled=not ev.page, width="content")
+            st.button("Remove", key=f"rli:gold:drop:{doc.doc_id}:{i}", help="remove this evidence",
+                      icon=":material/close:", on_click=set_draft_evidence,
+                      args=(doc, evidence[:i] + evidence[i + 1:]), width="content")
         if quote != ev.quote:
             changed = list(evidence)
             changed[i] = Evidence(ev.record_id, ev.page, ev.bbox, quote, ev.anchored)
@@ -161,8 +162,12 @@ def save_draft(doc: Document) -> None:
     except InspectorError as err:
         st.session_state["rli:gold:message"] = ("error", str(err))
         return
-    st.session_state["rli:gold:message"] = ("success", f"Saved {item.id} with {len(item.evidence)} evidence.")
     reset_draft(doc)
+    # Kept (not popped) until the next save or "New question": a rerun right after the click (the
+    # question box committing its text) must not wipe the only sign that the save happened.
+    saved = f"Saved 「{shorten(question, 40)}」 ({item.id}) with {len(item.evidence)} evidence."
+    st.session_state["rli:gold:message"] = ("success", saved)
+    st.session_state["rli:gold:toast"] = saved
 
 
 def editor(doc: Document) -> None:
@@ -190,10 +195,20 @@ def editor(doc: Document) -> None:
         save_col, new_col = st.columns(2)
         save_col.button("Save item", type="primary", key="rli:gold:save", on_click=save_draft, args=(doc,),
                         width="stretch")
-        new_col.button("New question", key="rli:gold:new", on_click=reset_draft, args=(doc,), width="stretch")
-        message = st.session_state.pop("rli:gold:message", None)
+        new_col.button("New question", key="rli:gold:new", on_click=new_question, args=(doc,), width="stretch")
+        message = st.session_state.get("rli:gold:message")
+        if message and message[0] == "error":
+            st.session_state.pop("rli:gold:message")
         if message:
             (st.error if message[0] == "error" else st.success)(message[1])
+        toast = st.session_state.pop("rli:gold:toast", None)
+        if toast:
+            st.toast(toast, icon=":material/check_circle:")
+
+
+def new_question(doc: Document) -> None:
+    st.session_state.pop("rli:gold:message", None)
+    reset_draft(doc)
 
 
 # ---- the list -------------------------------------------------------------------------------------
@@ -219,6 +234,7 @@ def edit_item(item: GoldItem) -> None:
     doc = state.corrected_doc(item.doc_id)
     if doc is None:
         return
+    st.session_state.pop("rli:gold:message", None)
     reset_draft(doc, item)
     first_page = next((e.page for e in item.evidence if e.page), 1)
     state.set_page(first_page, doc)
@@ -227,6 +243,7 @@ def edit_item(item: GoldItem) -> None:
 def remove_item(item_id: str) -> None:
     delete_item(state.workspace(), item_id)
     st.session_state["rli:gold:list_message"] = f"Deleted {item_id}."
+    st.session_state["rli:gold:toast"] = f"Deleted {item_id}."
 
 
 def item_details(item: GoldItem) -> None:

@@ -136,6 +136,8 @@ def flash_message(doc_id: str) -> None:
     if flash:
         kind, message = flash
         getattr(st, kind)(message)
+        if kind == "success":  # a toast outlives the next rerun, and shows wherever the reviewer looks
+            st.toast(message, icon=":material/check_circle:")
 
 
 # ---- the panel -------------------------------------------------------------------------------

@@ -6,8 +6,9 @@ Fixtures:
   endpoint and yields an `AppServer` (url, workspace). One server per test module.
 - `browser_page`: a fresh Chromium page (1600×1100) per test.
 
-Chromium is required in CI: with `CI` set, a missing /usr/bin/chromium fails the test instead of
-skipping it (.ci/run installs it). Elsewhere the tests skip with the reason.
+Chromium and a CJK font are required by `./scripts/test.sh` and in CI: with `RLI_REQUIRE_BROWSER`
+(set by test.sh) or `CI` set, a missing /usr/bin/chromium (or `RLI_CHROMIUM`) or a missing
+fonts-noto-cjk fails the test instead of skipping it. A bare `pytest` elsewhere skips with the reason.
 """
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("RLI_CHROMIUM", "/usr/bin/chromium"))
+# Without a CJK font Chromium draws Japanese labels as empty boxes, and screenshots mean nothing.
+CJK_FONT = Path(os.environ.get("RLI_CJK_FONT", "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 STARTUP_TIMEOUT = 90  # seconds: python imports plus the server's own start
@@ -35,12 +38,27 @@ class AppServer:
     workspace: Path
 
 
+def browser_required() -> bool:
+    return bool(os.environ.get("RLI_REQUIRE_BROWSER") or os.environ.get("CI"))
+
+
+def missing_browser_parts(chromium: Path = CHROMIUM, font: Path = CJK_FONT) -> list[str]:
+    missing = []
+    if not chromium.exists():
+        missing.append(f"{chromium} (Debian's chromium)")
+    if not font.exists():
+        missing.append(f"{font} (fonts-noto-cjk)")
+    return missing
+
+
 def require_chromium() -> None:
-    if CHROMIUM.exists():
+    missing = missing_browser_parts()
+    if not missing:
         return
-    message = f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)"
-    if os.environ.get("CI"):
-        pytest.fail(message + " (CI must run the browser tests)")
+    message = (f"missing {', '.join(missing)}: install them with "
+               "sudo apt-get install -y chromium fonts-noto-cjk")
+    if browser_required():
+        pytest.fail(message + " (./scripts/test.sh and CI must run the browser tests)")
     pytest.skip(message)
 
 
