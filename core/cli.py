@@ -46,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("elements", parents=[common], help="JSONL of a document's elements (corrected view)")
     p.add_argument("doc_id", metavar="DOC_ID")
     p.add_argument("--machine", action="store_true", help="the machine output, without corrections")
+    p.add_argument("--unredacted", action="store_true",
+                   help="show personal values (redacted form values are masked by default; for the owner)")
 
     p = sub.add_parser("forms", parents=[common], help="JSONL of a document's form fields")
     p.add_argument("doc_id", metavar="DOC_ID")

@@ -60,10 +60,16 @@ def cli_import(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def cli_elements(args: argparse.Namespace, ws: Workspace) -> int:
-    """`python -m core elements DOC_ID [--machine]`: one JSON line per element."""
+    """`python -m core elements DOC_ID [--machine] [--unredacted]`: one JSON line per element,
+    personal values masked unless the owner asks for them."""
+    from core.forms.masking import document_masker, masked_document
     from core.review.corrections import corrected_document
 
-    doc = ws.load_machine_document(args.doc_id) if args.machine else corrected_document(ws, args.doc_id)
+    corrected = corrected_document(ws, args.doc_id)
+    doc = ws.load_machine_document(args.doc_id) if args.machine else corrected
+    if not getattr(args, "unredacted", False):
+        # the corrected view decides what is personal, for the machine output too
+        doc = masked_document(doc, document_masker(corrected))
     print_jsonl({"doc_id": doc.doc_id, **e.to_dict()} for e in doc.elements())
     return 0
 
@@ -92,7 +98,10 @@ def cli_correct(args: argparse.Namespace, ws: Workspace) -> int:
         print(f"no events in {path.name}; nothing appended", file=sys.stderr)
         return 0
     stored = record_events(ws, args.doc_id, events, actor=getattr(args, "actor", None) or "cli", labels=labels)
-    print_jsonl(e.to_dict() for e in stored)
+    from core.forms.masking import workspace_masker
+
+    masker = workspace_masker(ws, [args.doc_id])  # the anchors hold the text the events name
+    print_jsonl(masker.json(e.to_dict()) for e in stored)
     return 0
 
 
@@ -162,7 +171,10 @@ def cli_evaluate(args: argparse.Namespace, ws: Workspace) -> int:
         print(f"warning: {report.skipped_evidence} evidence item(s) could not be anchored and were not scored",
               file=sys.stderr)
     if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False))
+        from core.forms.masking import workspace_masker
+
+        masker = workspace_masker(ws, [i.doc_id for i in anchored])  # per-question rows repeat the quotes
+        print(json.dumps(masker.json(report.to_json()), ensure_ascii=False))
         return 0
     print(render_tables(report))
     return 0

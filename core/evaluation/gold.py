@@ -20,6 +20,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from core.errors import BadInput, UnknownDocument
 from core.geometry import iou
+from core.forms.redaction import REDACTED
 from core.model import BBox, Chunk, Document, Element, make_bbox
 from core.store.records import now_iso
 from core.store.workspace import Workspace
@@ -167,7 +168,8 @@ def match_text(text: str) -> str:
 def anchor_evidence(doc: Document, ev: Evidence) -> AnchorResult:
     """Resolve one evidence against `doc`: by quote first, then by id, then by page+box."""
     index = doc.element_index()
-    quote = match_text(ev.quote)
+    # a redacted export's quote no longer matches the page; its id and box still do
+    quote = "" if REDACTED in ev.quote else match_text(ev.quote)
     if quote:
         return _anchor_by_quote(doc, ev, quote, index)
     if ev.record_id and ev.record_id in index:
@@ -401,6 +403,17 @@ def ragas_rows(items: Sequence[GoldItem], chunks: Sequence[Chunk]) -> list[dict[
              "reference_contexts": [c.text for c in covering_chunks(i, chunks)]} for i in items]
 
 
+def redacted_items(ws: Workspace, items: Sequence[GoldItem]) -> list[GoldItem]:
+    """The items with every personal value of their documents masked: a clicked element's whole text
+    is a quote, and a question or an answer can repeat a value. Every export format starts here."""
+    from core.forms.masking import workspace_masker
+
+    masker = workspace_masker(ws, [i.doc_id for i in items])
+    if not masker:
+        return list(items)
+    return [GoldItem.from_dict(masker.json(i.to_dict())) for i in items]
+
+
 def chunks_for_items(ws: Workspace, items: Sequence[GoldItem], policy_name: str) -> list[Chunk]:
     from core.chunks.pipeline import chunks_for
     from core.chunks.policy import load_policy
@@ -413,6 +426,7 @@ def chunks_for_items(ws: Workspace, items: Sequence[GoldItem], policy_name: str)
 
 
 def export_text(ws: Workspace, items: Sequence[GoldItem], fmt: str, policy_name: str = "default") -> str:
+    items = redacted_items(ws, items)
     if fmt == "gold":
         return to_jsonl(items)
     chunks = chunks_for_items(ws, items, policy_name)
