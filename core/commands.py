@@ -28,6 +28,21 @@ def print_jsonl(rows: Iterable[dict[str, Any]], out=None) -> None:
         out.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
+def write_atomically(out: Path, text: str) -> None:
+    """Write through a temporary file unique to this call, then rename: two runs writing the same
+    file never share a temporary name, and a half-written file never sits under the asked-for one."""
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def cli_ingest(args: argparse.Namespace, ws: Workspace) -> int:
     """One JSON line per document; a bad file is reported on stderr and the others still run."""
     from core.errors import InspectorError
@@ -116,9 +131,7 @@ def cli_chunks(args: argparse.Namespace, ws: Workspace) -> int:
     body = export(chunks, args.format)
     if args.out:
         out = Path(args.out)
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text(body, encoding="utf-8")
-        tmp.replace(out)  # a half-written export never sits under the asked-for name
+        write_atomically(out, body)  # a half-written export never sits under the asked-for name
         print(f"wrote {len(chunks)} chunks ({args.format}, policy {policy.name}) to {out}", file=sys.stderr)
     else:
         sys.stdout.write(body)
@@ -145,7 +158,7 @@ def cli_gold(args: argparse.Namespace, ws: Workspace) -> int:
     if args.file == "-":
         sys.stdout.write(text)
     else:
-        Path(args.file).write_text(text, encoding="utf-8")
+        write_atomically(Path(args.file), text)
         print(f"exported {len(items)} item(s) to {args.file}", file=sys.stderr)
     return 0
 

@@ -22,6 +22,7 @@ from core.ingest.import_base import ImportContext
 from core.model import Document
 from core.store.records import DocumentRecord, doc_id_for, sha256_of
 from core.store.workspace import Workspace
+from core.text import file_label
 
 FORMATS: dict[str, tuple[Callable[[Any], bool], Callable[[Mapping[str, Any], ImportContext], Document]]] = {
     "docling": (docling.looks_like_docling, docling.to_document),
@@ -145,12 +146,12 @@ def page_source(data: bytes) -> PageSource:
 def _read(source: str | Path | bytes, name: str | None, what: str) -> tuple[bytes, str]:
     if isinstance(source, (bytes, bytearray)):
         data = bytes(source)
-        return _limit(data, what), name or "imported.json"
+        return _limit(data, what), file_label(name, "imported.json")
     path = Path(source)
     if path.is_file() and path.stat().st_size > MAX_IMPORT_BYTES:
         raise FileTooLarge(f"the {what} {path.name} is {path.stat().st_size // 2**20} MB; "
                            f"the limit is {MAX_IMPORT_BYTES // 2**20} MB")
-    return path.read_bytes(), name or path.name
+    return path.read_bytes(), file_label(name or path.name, "imported.json")
 
 
 def _limit(data: bytes, what: str) -> bytes:
