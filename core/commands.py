@@ -69,7 +69,7 @@ def cli_import(args: argparse.Namespace, ws: Workspace) -> int:
     """`python -m core import FILE --format F [--pdf PDF]`: one JSON line, like `ingest`."""
     from core.ingest.importers import import_file
 
-    result = import_file(ws, args.file, args.format, pdf=args.pdf)
+    result = import_file(ws, args.file, args.format, pdf=args.pdf, replace=getattr(args, "replace", False))
     print(json.dumps(_document_line(result.record), ensure_ascii=False))
     return 0
 

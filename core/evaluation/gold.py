@@ -21,6 +21,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from core.errors import BadInput, UnknownDocument
 from core.geometry import iou
 from core.forms.redaction import REDACTED
+from core.jsonio import JsonShapeError, loads_checked
 from core.model import BBox, Chunk, Document, Element, make_bbox
 from core.store.records import now_iso
 from core.store.workspace import Workspace
@@ -279,7 +280,9 @@ def parse_gold_jsonl(text: str, origin: str = "gold file") -> list[GoldItem]:
         if not line.strip():
             continue
         try:
-            raw = json.loads(line)
+            raw = loads_checked(line)
+        except JsonShapeError as err:
+            raise BadInput(f"{origin}, line {number}: {err}") from None
         except json.JSONDecodeError as err:
             raise BadInput(f"{origin}, line {number}: not JSON ({err.msg}); each line must be one gold/v1 "
                            "object") from err
