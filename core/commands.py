@@ -112,6 +112,10 @@ def cli_correct(args: argparse.Namespace, ws: Workspace) -> int:
     if not events:
         print(f"no events in {path.name}; nothing appended", file=sys.stderr)
         return 0
+    from core.forms.field_refs import check_field_refs
+    from core.review.corrections import corrected_document
+
+    check_field_refs(corrected_document(ws, args.doc_id), events, labels)  # field ids are the forms stage's
     stored = record_events(ws, args.doc_id, events, actor=getattr(args, "actor", None) or "cli", labels=labels)
     from core.forms.masking import workspace_masker
 
