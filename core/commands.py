@@ -28,6 +28,13 @@ def print_jsonl(rows: Iterable[dict[str, Any]], out=None) -> None:
         out.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
+def read_utf8(path: Path, expected: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise BadInput(f"{path.name} is not UTF-8 text; expected {expected}") from None
+
+
 def write_atomically(out: Path, text: str) -> None:
     """Write through a temporary file unique to this call, then rename: two runs writing the same
     file never share a temporary name, and a half-written file never sits under the asked-for one."""
@@ -101,13 +108,10 @@ def cli_forms(args: argparse.Namespace, ws: Workspace) -> int:
 def cli_correct(args: argparse.Namespace, ws: Workspace) -> int:
     """`python -m core correct DOC_ID --events FILE.jsonl`: the stored events, one JSON line each."""
     from core.review.corrections import record_events
-    from core.review.events import BadEvent, parse_jsonl
+    from core.review.events import parse_jsonl
 
     path = Path(args.events)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise BadEvent(f"{path.name} is not UTF-8 text; expected one JSON event per line") from None
+    text = read_utf8(path, "one JSON event per line")
     events, labels = parse_jsonl(text, path.name)
     if not events:
         print(f"no events in {path.name}; nothing appended", file=sys.stderr)
@@ -148,7 +152,7 @@ def cli_gold(args: argparse.Namespace, ws: Workspace) -> int:
 
     if args.action == "import":
         path = Path(args.file)
-        items = parse_gold_jsonl(path.read_text(encoding="utf-8"), origin=str(path))
+        items = parse_gold_jsonl(read_utf8(path, "one gold/v1 JSON object per line"), origin=str(path))
         report = import_gold(ws, items)
         _print_anchor_warnings(report)
         for r in report.items:
@@ -181,7 +185,8 @@ def cli_evaluate(args: argparse.Namespace, ws: Workspace) -> int:
     config = EvalConfig(ks=ks, budgets=budgets, scope=getattr(args, "scope", "corpus"), options=options)
     path = Path(args.gold)
     # anchored against the current corrected documents by the same rules as `gold import`, not stored
-    anchored, anchoring = anchor_items(ws, parse_gold_jsonl(path.read_text(encoding="utf-8"), origin=str(path)))
+    anchored, anchoring = anchor_items(ws, parse_gold_jsonl(read_utf8(path, "one gold/v1 JSON object per line"),
+                                                            origin=str(path)))
     _print_anchor_warnings(anchoring)
     report = evaluate_workspace(ws, anchored, policies, retrievers, config)
     if report.skipped_evidence:

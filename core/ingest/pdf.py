@@ -122,7 +122,9 @@ def _read_pages(opened: OpenedPdf, sha256: str, filename: str, worker: LayoutWor
                 _collect_model_drafts(worker, requested, page, facts, index, reads)
             if progress:
                 progress(index + 1, total)
-    except (RuntimeError, ValueError, pymupdf.FileDataError) as err:
+    except CorruptPdf:
+        raise
+    except Exception as err:  # noqa: BLE001 - MuPDF raises many kinds on a damaged page: a refusal, not a traceback
         raise CorruptPdf(f"{filename}: page {len(reads.facts) + 1} cannot be read ({err}); "
                          "the file is damaged — get a fresh copy or re-save it from a PDF viewer") from err
     return reads
