@@ -42,10 +42,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE")
     p.add_argument("--format", required=True, choices=("docling", "azure", "textract"))
     p.add_argument("--pdf", help="the source PDF or image, for the page image and text checks")
+    p.add_argument("--replace", action="store_true",
+                   help="replace this parser's stored output of the same document (refused without it)")
 
     p = sub.add_parser("elements", parents=[common], help="JSONL of a document's elements (corrected view)")
     p.add_argument("doc_id", metavar="DOC_ID")
     p.add_argument("--machine", action="store_true", help="the machine output, without corrections")
+    p.add_argument("--unredacted", action="store_true",
+                   help="show personal values (redacted form values are masked by default; for the owner)")
 
     p = sub.add_parser("forms", parents=[common], help="JSONL of a document's form fields")
     p.add_argument("doc_id", metavar="DOC_ID")

@@ -28,6 +28,28 @@ def print_jsonl(rows: Iterable[dict[str, Any]], out=None) -> None:
         out.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
+def read_utf8(path: Path, expected: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise BadInput(f"{path.name} is not UTF-8 text; expected {expected}") from None
+
+
+def write_atomically(out: Path, text: str) -> None:
+    """Write through a temporary file unique to this call, then rename: two runs writing the same
+    file never share a temporary name, and a half-written file never sits under the asked-for one."""
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def cli_ingest(args: argparse.Namespace, ws: Workspace) -> int:
     """One JSON line per document; a bad file is reported on stderr and the others still run."""
     from core.errors import InspectorError
@@ -54,16 +76,22 @@ def cli_import(args: argparse.Namespace, ws: Workspace) -> int:
     """`python -m core import FILE --format F [--pdf PDF]`: one JSON line, like `ingest`."""
     from core.ingest.importers import import_file
 
-    result = import_file(ws, args.file, args.format, pdf=args.pdf)
+    result = import_file(ws, args.file, args.format, pdf=args.pdf, replace=getattr(args, "replace", False))
     print(json.dumps(_document_line(result.record), ensure_ascii=False))
     return 0
 
 
 def cli_elements(args: argparse.Namespace, ws: Workspace) -> int:
-    """`python -m core elements DOC_ID [--machine]`: one JSON line per element."""
+    """`python -m core elements DOC_ID [--machine] [--unredacted]`: one JSON line per element,
+    personal values masked unless the owner asks for them."""
+    from core.forms.masking import document_masker, masked_document
     from core.review.corrections import corrected_document
 
-    doc = ws.load_machine_document(args.doc_id) if args.machine else corrected_document(ws, args.doc_id)
+    corrected = corrected_document(ws, args.doc_id)
+    doc = ws.load_machine_document(args.doc_id) if args.machine else corrected
+    if not getattr(args, "unredacted", False):
+        # the corrected view decides what is personal, for the machine output too
+        doc = masked_document(doc, document_masker(corrected))
     print_jsonl({"doc_id": doc.doc_id, **e.to_dict()} for e in doc.elements())
     return 0
 
@@ -80,19 +108,23 @@ def cli_forms(args: argparse.Namespace, ws: Workspace) -> int:
 def cli_correct(args: argparse.Namespace, ws: Workspace) -> int:
     """`python -m core correct DOC_ID --events FILE.jsonl`: the stored events, one JSON line each."""
     from core.review.corrections import record_events
-    from core.review.events import BadEvent, parse_jsonl
+    from core.review.events import parse_jsonl
 
     path = Path(args.events)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise BadEvent(f"{path.name} is not UTF-8 text; expected one JSON event per line") from None
+    text = read_utf8(path, "one JSON event per line")
     events, labels = parse_jsonl(text, path.name)
     if not events:
         print(f"no events in {path.name}; nothing appended", file=sys.stderr)
         return 0
+    from core.forms.field_refs import check_field_refs
+    from core.review.corrections import corrected_document
+
+    check_field_refs(corrected_document(ws, args.doc_id), events, labels)  # field ids are the forms stage's
     stored = record_events(ws, args.doc_id, events, actor=getattr(args, "actor", None) or "cli", labels=labels)
-    print_jsonl(e.to_dict() for e in stored)
+    from core.forms.masking import workspace_masker
+
+    masker = workspace_masker(ws, [args.doc_id])  # the anchors hold the text the events name
+    print_jsonl(masker.json(e.to_dict()) for e in stored)
     return 0
 
 
@@ -129,9 +161,7 @@ def _write_output(body: str, out_name: str | None, what: str) -> None:
         sys.stdout.write(body)
         return
     out = Path(out_name)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(body, encoding="utf-8")
-    tmp.replace(out)
+    write_atomically(out, body)
     print(f"wrote {what} to {out}", file=sys.stderr)
 
 
@@ -141,7 +171,7 @@ def cli_gold(args: argparse.Namespace, ws: Workspace) -> int:
 
     if args.action == "import":
         path = Path(args.file)
-        items = parse_gold_jsonl(path.read_text(encoding="utf-8"), origin=str(path))
+        items = parse_gold_jsonl(read_utf8(path, "one gold/v1 JSON object per line"), origin=str(path))
         report = import_gold(ws, items)
         _print_anchor_warnings(report)
         for r in report.items:
@@ -188,14 +218,18 @@ def cli_evaluate(args: argparse.Namespace, ws: Workspace) -> int:
     config = EvalConfig(ks=ks, budgets=budgets, scope=getattr(args, "scope", "corpus"), options=options)
     path = Path(args.gold)
     # anchored against the current corrected documents by the same rules as `gold import`, not stored
-    anchored, anchoring = anchor_items(ws, parse_gold_jsonl(path.read_text(encoding="utf-8"), origin=str(path)))
+    anchored, anchoring = anchor_items(ws, parse_gold_jsonl(read_utf8(path, "one gold/v1 JSON object per line"),
+                                                            origin=str(path)))
     _print_anchor_warnings(anchoring)
     report = evaluate_workspace(ws, anchored, policies, retrievers, config)
     if report.skipped_evidence:
         print(f"warning: {report.skipped_evidence} evidence item(s) could not be anchored and were not scored",
               file=sys.stderr)
     if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False))
+        from core.forms.masking import workspace_masker
+
+        masker = workspace_masker(ws, [i.doc_id for i in anchored])  # per-question rows repeat the quotes
+        print(json.dumps(masker.json(report.to_json()), ensure_ascii=False))
         return 0
     print(render_tables(report))
     return 0

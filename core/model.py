@@ -7,6 +7,7 @@ made, not three modules later.
 from __future__ import annotations
 
 import hashlib
+import math
 import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Iterator, Mapping
@@ -19,6 +20,8 @@ SELECTION_STATES = ("selected", "unselected", "unknown")
 
 def make_bbox(values: Iterable[float]) -> BBox:
     x0, y0, x1, y1 = (round(float(v), 2) for v in values)
+    if not all(math.isfinite(v) for v in (x0, y0, x1, y1)):  # NaN passes every comparison below
+        raise ValueError(f"bbox must be finite numbers, got {(x0, y0, x1, y1)}")
     if x1 < x0 or y1 < y0:
         raise ValueError(f"bbox must have x0<=x1 and y0<=y1, got {(x0, y0, x1, y1)}")
     return (x0, y0, x1, y1)

@@ -76,3 +76,19 @@ def join_lines(lines: list[str]) -> str:
         else:
             out += " " + line
     return out
+
+
+MAX_LABEL_CHARS = 120
+
+
+def file_label(name: str | None, default: str) -> str:
+    """What the tool shows and stores as a file's name: its base name only (a path, POSIX or
+    Windows, is never kept), control characters removed, at most MAX_LABEL_CHARS (the end kept,
+    so the extension stays)."""
+    base = str(name or "").replace("\\", "/").rsplit("/", 1)[-1]
+    base = "".join(ch for ch in base if unicodedata.category(ch)[0] != "C").strip()
+    if base in ("", ".", ".."):
+        return default
+    if len(base) > MAX_LABEL_CHARS:
+        base = "…" + base[-(MAX_LABEL_CHARS - 1):]
+    return base

@@ -3,11 +3,10 @@ still in effect — filterable by page, kind and reviewer. Events that lost thei
 re-ingest are listed separately so the reviewer can redo them."""
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import streamlit as st
 
+from core.forms.masking import masked_log_jsonl
 from core.review.corrections import corrected_view
 from core.forms.audit_lines import readable_audit
 from ui import state
@@ -92,9 +91,8 @@ def audit_page(doc_id: str) -> None:
              and (not actors or line.row.actor in actors) and (show_undone or line.row.status != "undone")]
     st.caption(f"{len(shown)} of {len(rows)} events · newest last")
     log_table(doc_id, shown)
-    events = state.workspace().events(doc_id)
-    st.download_button("Download the log (JSONL, the format `python -m core correct` reads)",
-                       "".join(json.dumps(e.to_dict(), ensure_ascii=False) + "\n" for e in events),
+    st.download_button("Download the log (JSONL, the format `python -m core correct` reads; personal values masked)",
+                       masked_log_jsonl(state.workspace(), doc_id),
                        file_name=f"{doc_id}.events.jsonl", mime="application/jsonl")
     unanchored_list(doc_id)
     if not in_conflict:

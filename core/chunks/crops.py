@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 import pymupdf
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from core.categories import Category
 from core.chunks.chunking import document_evidence
@@ -49,9 +49,13 @@ class CropPlan:
         return self.captions + self.footnotes
 
 
-def crop_ref_for(doc_id: str, element: Element, attached: Sequence[Element] = ()) -> str:
-    """The blob key of an element's crop: stable for the same box and the same caption/footnote boxes."""
+def crop_ref_for(doc_id: str, element: Element, attached: Sequence[Element] = (),
+                 hidden: Sequence[tuple[int, tuple]] = ()) -> str:
+    """The blob key of an element's crop: stable for the same box, the same caption/footnote boxes
+    and the same redacted boxes on its pages (a redact or unredact gives a new crop)."""
+    pages = {element.page, *(a.page for a in attached)}
     parts = [f"{element.page}:{element.bbox}"] + [f"{a.id}:{a.page}:{a.bbox}" for a in attached]
+    parts += [f"hidden:{p}:{box}" for p, box in hidden if p in pages]
     digest = hashlib.sha1("|".join(parts).encode("utf-8")).hexdigest()[:10]
     return f"crop/{doc_id}/{element.id}-{digest}.png"
 
@@ -83,14 +87,23 @@ def crop_plan(doc: Document, attachments: Iterable[tuple[str, str]] = ()) -> dic
     return plans
 
 
-def render_crop(pdf_path: str | Path, plan: CropPlan, zoom: float = ZOOM) -> bytes:
-    """PNG of the element's region with its caption strips above and footnote strips below."""
+def hidden_boxes(fields: Iterable[Any]) -> tuple[tuple[int, tuple[float, ...]], ...]:
+    """(page, box) of every redacted value: a crop paints these black, the pixels would show the value."""
+    return tuple(sorted((f.page, tuple(f.value_bbox)) for f in fields
+                        if getattr(f, "redacted", False) and not getattr(f, "is_selection", False)
+                        and getattr(f, "value_bbox", None) and getattr(f, "value", "")))
+
+
+def render_crop(pdf_path: str | Path, plan: CropPlan, zoom: float = ZOOM, fields: Iterable[Any] = ()) -> bytes:
+    """PNG of the element's region with its caption strips above and footnote strips below; the
+    boxes of redacted form values (`fields`) are blacked out."""
+    hidden = hidden_boxes(fields)
     with _LOCK:
         pdf = pymupdf.open(str(pdf_path))
         try:
-            body = _region(pdf, plan.element, zoom)
-            above = [_region(pdf, c, zoom) for c in plan.captions]
-            below = [_region(pdf, f, zoom) for f in plan.footnotes]
+            body = _region(pdf, plan.element, zoom, hidden)
+            above = [_region(pdf, c, zoom, hidden) for c in plan.captions]
+            below = [_region(pdf, f, zoom, hidden) for f in plan.footnotes]
         finally:
             pdf.close()
     strips = [*above, body, *below]
@@ -106,11 +119,18 @@ def render_crop(pdf_path: str | Path, plan: CropPlan, zoom: float = ZOOM) -> byt
     return out.getvalue()
 
 
-def _region(pdf: pymupdf.Document, e: Element, zoom: float) -> Image.Image:
+def _region(pdf: pymupdf.Document, e: Element, zoom: float, hidden: Sequence[tuple[int, tuple]] = ()) -> Image.Image:
     page = pdf[e.page - 1]
     clip = pymupdf.Rect(e.bbox[0] - PAD, e.bbox[1] - PAD, e.bbox[2] + PAD, e.bbox[3] + PAD) & page.rect
     pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=clip, alpha=False)
-    return Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
+    image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
+    draw = ImageDraw.Draw(image)
+    for number, box in hidden:
+        cut = pymupdf.Rect(box) & clip
+        if number == e.page and not cut.is_empty:
+            draw.rectangle([(cut.x0 - clip.x0) * zoom, (cut.y0 - clip.y0) * zoom,
+                            (cut.x1 - clip.x0) * zoom, (cut.y1 - clip.y0) * zoom], fill="black")
+    return image
 
 
 def policy_attachments(doc: Document, policy: Any = "default") -> list[tuple[str, str]]:
@@ -129,13 +149,17 @@ def ensure_crops(ws: Any, doc: Document, attachments: Iterable[tuple[str, str]] 
         return {}
     if attachments is None:
         attachments = policy_attachments(doc)
+    from core.forms.fields import extract_fields
+
+    fields = extract_fields(doc)
+    hidden = hidden_boxes(fields)
     refs = {}
     for element_id, plan in crop_plan(doc, attachments).items():
         if _blank(doc.page(plan.element.page)):
             continue
-        ref = crop_ref_for(doc.doc_id, plan.element, plan.attached)
+        ref = crop_ref_for(doc.doc_id, plan.element, plan.attached, hidden)
         if ws.get_blob(ref) is None:
-            ws.put_blob(ref, render_crop(pdf_path, plan), MIME)
+            ws.put_blob(ref, render_crop(pdf_path, plan, fields=fields), MIME)
         refs[element_id] = ref
     return refs
 

@@ -42,6 +42,8 @@ from core.model import Document, Element, Page
 
 C = Category
 
+REVIEWER_LABELS = ("reviewer:relabel", "reviewer:add_element")  # rules replay adds (core.review.replay)
+
 
 # ---- document-level context -------------------------------------------------------------------
 def page_contexts(doc: Document, policy: Policy, skip: Iterable[str] = ()) -> dict[int, PageContext]:
@@ -123,7 +125,10 @@ class _PageBuilder:
 
     def _furniture(self, e: Element) -> None:
         kind = furniture_kind(e, self.ctx.repeated)
-        to_text = kind == "unique" and bool(self.policy.param(e.category, "attach_unique"))
+        # attach_unique is a guess about machine labels; a reviewer who labelled this line a header or a
+        # footer has said it is not body text, so it never joins the text
+        by_reviewer = any(rule in e.rules for rule in REVIEWER_LABELS)
+        to_text = kind == "unique" and not by_reviewer and bool(self.policy.param(e.category, "attach_unique"))
         if not e.text.strip():
             self.excluded.append(e.id)
             return

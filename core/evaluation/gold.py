@@ -19,6 +19,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from core.errors import BadInput, UnknownDocument
 from core.geometry import iou
+from core.forms.redaction import REDACTED
+from core.jsonio import JsonShapeError, loads_checked
 from core.model import BBox, Chunk, Document, Element, make_bbox
 from core.store.records import now_iso
 from core.store.workspace import Workspace
@@ -166,7 +168,8 @@ def match_text(text: str) -> str:
 def anchor_evidence(doc: Document, ev: Evidence) -> AnchorResult:
     """Resolve one evidence against `doc`: by quote first, then by id, then by page+box."""
     index = doc.element_index()
-    quote = match_text(ev.quote)
+    # a redacted export's quote no longer matches the page; its id and box still do
+    quote = "" if REDACTED in ev.quote else match_text(ev.quote)
     if quote:
         return _anchor_by_quote(doc, ev, quote, index)
     if ev.record_id and ev.record_id in index:
@@ -276,7 +279,9 @@ def parse_gold_jsonl(text: str, origin: str = "gold file") -> list[GoldItem]:
         if not line.strip():
             continue
         try:
-            raw = json.loads(line)
+            raw = loads_checked(line)
+        except JsonShapeError as err:
+            raise BadInput(f"{origin}, line {number}: {err}") from None
         except json.JSONDecodeError as err:
             raise BadInput(f"{origin}, line {number}: not JSON ({err.msg}); each line must be one gold/v1 "
                            "object") from err
@@ -377,3 +382,15 @@ def delete_item(ws: Workspace, item_id: str) -> None:
 def all_tags(items: Iterable[GoldItem]) -> list[str]:
     return sorted({t for i in items for t in i.tags})
 
+
+
+# ---- redaction ----------------------------------------------------------------------------------
+def redacted_items(ws: Workspace, items: Sequence[GoldItem]) -> list[GoldItem]:
+    """The items with every personal value of their documents masked: a clicked element's whole text
+    is a quote, and a question or an answer can repeat a value. Every export format starts here."""
+    from core.forms.masking import workspace_masker
+
+    masker = workspace_masker(ws, [i.doc_id for i in items])
+    if not masker:
+        return list(items)
+    return [GoldItem.from_dict(masker.json(i.to_dict())) for i in items]

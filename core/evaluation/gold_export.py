@@ -140,6 +140,9 @@ def export_gold(ws: Any, items: Sequence[GoldItem], fmt: str, policy_name: str =
     """The export text of `items` in `fmt`, with what was left out and why."""
     if fmt not in SHAPES:
         raise BadInput(f"export format must be one of {', '.join(SHAPES)}, got {fmt!r}")
+    from core.evaluation.gold import redacted_items
+
+    items = redacted_items(ws, items)  # quotes are whole element texts: personal values go first
     if fmt == "gold":
         return GoldExport(to_jsonl(items), len(items))
     from core.chunks.pipeline import chunks_for

@@ -14,7 +14,7 @@ from typing import Any, Iterator, Mapping
 from core.categories import Category, category_from_label
 from core.errors import MalformedImport
 from core.ingest.import_base import (
-    DocumentBuilder, ImportContext, fill_pdf_pages, grid_from_cells, need, number, optional, table_text,
+    DocumentBuilder, ImportContext, fill_pdf_pages, grid_from_cells, need, number, optional, ordered_box, table_text,
 )
 from core.model import Document
 
@@ -201,10 +201,10 @@ def _box(bbox: Mapping[str, Any], page_height: float | None, where: str) -> tupl
     if origin == "BOTTOMLEFT":
         if page_height is None:
             raise MalformedImport(f"{where} is BOTTOMLEFT but its page has no size in 'pages'")
-        return (l, page_height - t, r, page_height - b)
+        return ordered_box((l, page_height - t, r, page_height - b), where + ".bbox")
     if origin != "TOPLEFT":
         raise MalformedImport(f"{where}.bbox.coord_origin is {origin!r}; expected TOPLEFT or BOTTOMLEFT")
-    return (l, t, r, b)
+    return ordered_box((l, t, r, b), where + ".bbox")
 
 
 def _table_cells(item: Mapping[str, Any], heights: Mapping[int, float]) -> tuple[list[dict], list[list[str]]]:

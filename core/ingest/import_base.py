@@ -8,6 +8,8 @@ from an ingested one.
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -41,10 +43,28 @@ def optional(obj: Mapping[str, Any], key: str, where: str, kind: type | tuple[ty
     return value
 
 
+MAX_COORDINATE = 1e6  # points (or the source's units): far beyond any page, so larger is a fault
+
+
 def number(value: Any, where: str) -> float:
+    """A finite number no larger than MAX_COORDINATE: every coordinate and size an importer reads.
+    (NaN and Infinity slip through comparisons and clamping, so they are stopped here.)"""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise MalformedImport(f"{where} should be a number, found {type_name(value)}")
-    return float(value)
+    result = float(value)
+    if not math.isfinite(result):
+        raise MalformedImport(f"{where} is {value!r}; coordinates and sizes must be finite numbers")
+    if abs(result) > MAX_COORDINATE:
+        raise MalformedImport(f"{where} is {value!r}, beyond ±{MAX_COORDINATE:.0e}; not a coordinate on a page")
+    return result
+
+
+def ordered_box(box: tuple[float, float, float, float], where: str) -> tuple[float, float, float, float]:
+    """The box itself when x0 <= x1 and y0 <= y1 (top-left origin); an inverted box is refused."""
+    if box[0] > box[2] or box[1] > box[3]:
+        raise MalformedImport(f"{where} is inverted ({', '.join(f'{v:g}' for v in box)}: "
+                              "x0 > x1 or top below bottom); coordinates must give a box")
+    return box
 
 
 def type_name(value: Any) -> str:

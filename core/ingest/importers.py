@@ -19,9 +19,11 @@ import pymupdf
 from core.errors import BadInput, CorruptPdf, EmptyFile, FileTooLarge, MalformedImport, NotAPdf, PasswordRequired
 from core.ingest import azure, docling, textract
 from core.ingest.import_base import ImportContext
+from core.jsonio import JsonShapeError, loads_checked
 from core.model import Document
 from core.store.records import DocumentRecord, doc_id_for, sha256_of
 from core.store.workspace import Workspace
+from core.text import file_label
 
 FORMATS: dict[str, tuple[Callable[[Any], bool], Callable[[Mapping[str, Any], ImportContext], Document]]] = {
     "docling": (docling.looks_like_docling, docling.to_document),
@@ -52,23 +54,39 @@ class PageSource:
 
 
 def import_file(ws: Workspace, source: str | Path | bytes, fmt: str, pdf: str | Path | bytes | None = None,
-                *, name: str | None = None) -> ImportResult:
+                *, name: str | None = None, replace: bool = False) -> ImportResult:
     """Parse `source` as `fmt`, check it fully, then store it; `pdf` is the PDF or image it was made from.
 
     Raises MalformedImport (or another BadInput) with a message naming what is wrong; nothing is
-    written to the workspace unless the whole import succeeded.
+    written to the workspace unless the whole import succeeded. A different output of the same
+    parser for a document already stored is refused unless `replace` says to replace it.
     """
     data, source_name = _read(source, name, "import file")
     pages = page_source(_read(pdf, None, "--pdf file")[0]) if pdf is not None else None
     document = parse_import(data, fmt, source_name, pages)
     created = not ws.has_machine(document.doc_id, document.engine)
+    differs = not created and ws.load_machine_document(document.doc_id, document.engine).to_json() != document.to_json()
+    if differs and not replace:
+        _refuse_overwrite(ws, document)
     if pages is not None:
         ws.store_pdf(pages.sha256, pages.pdf_bytes)
-    if created or ws.load_machine_document(document.doc_id, document.engine).to_json() != document.to_json():
+    if created or differs:
         record = ws.save_machine_document(document, size_bytes=len(pages.pdf_bytes) if pages else len(data))
     else:
         record = ws.document(document.doc_id)
     return ImportResult(record, created, document)
+
+
+def _refuse_overwrite(ws: Workspace, document: Document) -> None:
+    """Another output of this parser for a document already here: stored outputs are never replaced
+    silently (the reviewer's events were made against it)."""
+    record = ws.document(document.doc_id)
+    events = len(ws.events(document.doc_id))
+    raise BadInput(
+        f"document {document.doc_id} ({record.source}) already has a different {document.engine} output in this "
+        f"workspace ({events} correction event(s) in its log); nothing was changed. To replace that output on "
+        f"purpose, import again with --replace (the events are kept and re-anchored to the new elements where "
+        f"they still match; the Audit page lists the ones that do not)")
 
 
 def parse_import(data: bytes, fmt: str, source_name: str, pages: PageSource | None = None) -> Document:
@@ -94,7 +112,9 @@ def load_json(data: bytes, fmt: str) -> Any:
     if not data.strip():
         raise EmptyFile(f"the {fmt} file is empty; export the parser's JSON result and import that")
     try:
-        return json.loads(data.decode("utf-8-sig"))
+        return loads_checked(data.decode("utf-8-sig"))
+    except JsonShapeError as err:
+        raise MalformedImport(f"the {fmt} file cannot be read: {err}") from None
     except UnicodeDecodeError:
         raise MalformedImport(f"the {fmt} file is not UTF-8 text; is it the JSON result (not the PDF or image)?") \
             from None
@@ -145,12 +165,12 @@ def page_source(data: bytes) -> PageSource:
 def _read(source: str | Path | bytes, name: str | None, what: str) -> tuple[bytes, str]:
     if isinstance(source, (bytes, bytearray)):
         data = bytes(source)
-        return _limit(data, what), name or "imported.json"
+        return _limit(data, what), file_label(name, "imported.json")
     path = Path(source)
     if path.is_file() and path.stat().st_size > MAX_IMPORT_BYTES:
         raise FileTooLarge(f"the {what} {path.name} is {path.stat().st_size // 2**20} MB; "
                            f"the limit is {MAX_IMPORT_BYTES // 2**20} MB")
-    return path.read_bytes(), name or path.name
+    return path.read_bytes(), file_label(name or path.name, "imported.json")
 
 
 def _limit(data: bytes, what: str) -> bytes:

@@ -11,9 +11,12 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pymupdf
+
+from core.errors import BadInput
 
 
 def load_layout_model() -> None:
@@ -23,6 +26,25 @@ def load_layout_model() -> None:
     if sys.modules.get("pymupdf.layout", ...) is None:
         del sys.modules["pymupdf.layout"]
     import pymupdf.layout  # noqa: F401
+
+
+PAGE_SECONDS_ENV = "RLI_LAYOUT_PAGE_SECONDS"
+DEFAULT_PAGE_SECONDS = 20.0  # a dense A4 page takes the model about a second; twenty is a runaway page
+
+
+def page_seconds_cap() -> float:
+    """The most the model may spend on one page: RLI_LAYOUT_PAGE_SECONDS when set (a positive number),
+    else DEFAULT_PAGE_SECONDS. A page over the cap is read by the fast engine, with a notice."""
+    raw = os.environ.get(PAGE_SECONDS_ENV)
+    if not raw:
+        return DEFAULT_PAGE_SECONDS
+    try:
+        value = float(raw)
+    except ValueError:
+        raise BadInput(f"{PAGE_SECONDS_ENV} must be a number of seconds, got {raw!r}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise BadInput(f"{PAGE_SECONDS_ENV} must be a positive number of seconds, got {raw!r}")
+    return value
 
 
 class LayoutCrashed(Exception):
@@ -39,11 +61,10 @@ class LayoutWorker:
     dies, the page is reported as crashed and a fresh child continues with the next page.
     """
 
-    PAGE_TIMEOUT = 300.0  # seconds; a page the model has not finished by then counts as crashed
-
     def __init__(self) -> None:
         self._proc: subprocess.Popen | None = None
         self._doc_key: str | None = None
+        self._asked_at = 0.0  # when the page now being answered was requested
         self.lock = threading.Lock()  # one document at a time per worker
 
     def _start(self) -> subprocess.Popen:
@@ -92,14 +113,18 @@ class LayoutWorker:
 
     def request(self, index: int) -> None:
         _send(self._proc.stdin, ("page", index))
+        self._asked_at = time.monotonic()
 
     def result(self) -> list[ModelBox]:
-        """The answer to the last request; LayoutCrashed (and a fresh child) when it died."""
+        """The answer to the last request; LayoutCrashed (and a fresh child) when it died or took
+        longer than the per-page cap, counted from the request (the parent reads the page meanwhile)."""
         proc = self._proc
+        cap = page_seconds_cap()
         try:
-            ready, _, _ = select.select([proc.stdout], [], [], self.PAGE_TIMEOUT)
+            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, self._asked_at + cap - time.monotonic()))
             if not ready:
-                raise TimeoutError("the layout model took too long on this page")
+                raise TimeoutError(f"the layout model took over {cap:g} s on this page "
+                                   f"(the cap; raise it with {PAGE_SECONDS_ENV})")
             status, payload = _recv(proc.stdout)
         except (EOFError, OSError, TimeoutError, pickle.UnpicklingError) as err:
             self.reset()

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from core.errors import CorruptPdf, EmptyFile, NotAPdf, PasswordRequired, WrongPassword
+from core.errors import BadInput, CorruptPdf, EmptyFile, NotAPdf, PasswordRequired, WrongPassword
 
 
 @dataclass
@@ -16,7 +16,20 @@ class OpenedPdf:
 
 
 def open_pdf(data: bytes, filename: str, password: str | None = None) -> OpenedPdf:
+    """The opened PDF, or a BadInput that says what to do. MuPDF raises its own errors from any
+    property of a damaged file (page_count: "code=7: Invalid number of pages"), so every one
+    becomes a refusal here, never a traceback."""
     name = filename or "the file"
+    try:
+        return _open(data, name, password)
+    except BadInput:
+        raise
+    except Exception as err:  # noqa: BLE001 - pymupdf raises RuntimeError/ValueError/FileDataError/...
+        raise CorruptPdf(f"{name} is a damaged PDF that cannot be read ({type(err).__name__}: {str(err)[:160]}); "
+                         "get a fresh copy from its source or re-save it from a PDF viewer") from err
+
+
+def _open(data: bytes, name: str, password: str | None) -> OpenedPdf:
     if not data:
         raise EmptyFile(f"{name} is empty (0 bytes); choose the PDF itself, not an empty or unfinished download")
     has_magic = b"%PDF-" in data[:1024]
@@ -44,4 +57,6 @@ def open_pdf(data: bytes, filename: str, password: str | None = None) -> OpenedP
     if doc.is_repaired and b"%%EOF" not in data[-2048:]:
         raise CorruptPdf(f"{name} looks truncated (its end is missing, pages may be lost); "
                          "download or copy it again and retry")
+    # parse_pdf reads these next; a damaged catalog fails here, inside the refusal above, not there
+    doc.get_page_labels(), doc.is_form_pdf, doc.metadata
     return OpenedPdf(doc, pdf_bytes, encrypted)

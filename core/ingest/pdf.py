@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 import pymupdf
 
 from core.categories import Category
-from core.errors import CorruptPdf
+from core.errors import BadInput, CorruptPdf
 from core.ingest.draft import Draft
 from core.ingest.fast_engine import body_size, fast_drafts, keep_one_title
 from core.ingest.layout_engine import layout_drafts
@@ -123,7 +123,9 @@ def _read_pages(opened: OpenedPdf, sha256: str, filename: str, worker: LayoutWor
                 _collect_model_drafts(worker, requested, page, facts, index, reads)
             if progress:
                 progress(index + 1, total)
-    except (RuntimeError, ValueError, pymupdf.FileDataError) as err:
+    except BadInput:
+        raise
+    except Exception as err:  # noqa: BLE001 - MuPDF raises many kinds on a damaged page: a refusal, not a traceback
         raise CorruptPdf(f"{filename}: page {len(reads.facts) + 1} cannot be read ({err}); "
                          "the file is damaged — get a fresh copy or re-save it from a PDF viewer") from err
     return reads

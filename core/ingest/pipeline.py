@@ -13,6 +13,7 @@ from pathlib import Path
 from core.errors import FileTooLarge
 from core.store.records import DocumentRecord, doc_id_for, sha256_of
 from core.store.workspace import Workspace
+from core.text import file_label
 
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024  # 200 MiB; override with RLI_MAX_UPLOAD_MB
 ENGINES = ("layout", "fast")
@@ -66,7 +67,7 @@ def ingest_bytes(
 
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
-    filename = Path(filename or "upload.pdf").name  # a name for people; never used as a path
+    filename = file_label(filename, "upload.pdf")  # a name for people; never used as a path
     _check_size(len(data), filename, configured_max_bytes() if max_bytes is None else max_bytes)
     sha = sha256_of(data)
     doc_id = doc_id_for(sha)

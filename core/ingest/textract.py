@@ -56,7 +56,10 @@ def _blocks(payload: Mapping[str, Any]) -> list[Mapping[str, Any]]:
         if "Geometry" in block:  # missing: left out and noted (see _Reader.unplaced)
             bbox = need(need(block, "Geometry", where, dict), "BoundingBox", where + ".Geometry", dict)
             for key in ("Left", "Top", "Width", "Height"):
-                number(need(bbox, key, where + ".Geometry.BoundingBox"), f"{where}.Geometry.BoundingBox.{key}")
+                value = number(need(bbox, key, where + ".Geometry.BoundingBox"), f"{where}.Geometry.BoundingBox.{key}")
+                if key in ("Width", "Height") and value < 0:
+                    raise MalformedImport(f"{where}.Geometry.BoundingBox.{key} is {value:g}; an inverted box "
+                                          "(a width or height must not be negative)")
         for j, rel in enumerate(optional(block, "Relationships", where, list, [])):
             need(rel, "Type", f"{where}.Relationships[{j}]", str)
             need(rel, "Ids", f"{where}.Relationships[{j}]", list)

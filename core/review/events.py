@@ -13,6 +13,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from core.categories import Category, parse_category
 from core.errors import BadInput
+from core.jsonio import JsonShapeError, loads_checked
 from core.model import SELECTION_STATES, Document, Element, make_bbox
 from core.review.structure import split_line_count
 from core.store.records import StoredEvent
@@ -263,7 +264,9 @@ def parse_jsonl(text: str, name: str = "input") -> tuple[list[Any], list[str]]:
         if not line.strip():
             continue
         try:
-            events.append(json.loads(line))
+            events.append(loads_checked(line))
+        except JsonShapeError as err:
+            raise BadEvent(f"{name} line {number}: {err}; nothing was appended") from None
         except json.JSONDecodeError as err:
             raise BadEvent(f"{name} line {number}: not valid JSON ({err.msg} at column {err.colno}); "
                            "nothing was appended") from None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import tempfile
 import time
 import zlib
 from contextlib import contextmanager
@@ -106,12 +107,18 @@ class Workspace:
         return path if path.exists() else None
 
     def store_pdf(self, sha256: str, data: bytes) -> Path:
-        """Write atomically: a half-written PDF never sits under its final name."""
+        """Write atomically: a half-written PDF never sits under its final name. The temporary file
+        is unique per call, so concurrent ingests of the same file never share (and unlink) one."""
         path = self.pdf_path(sha256)
         if not path.exists():
-            tmp = path.with_suffix(".tmp")
-            tmp.write_bytes(data)
-            os.replace(tmp, path)
+            fd, tmp = tempfile.mkstemp(prefix=f".{sha256[:16]}.", suffix=".tmp", dir=self.pdf_dir)
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data)
+                os.replace(tmp, path)  # the same bytes under the same name: the last rename wins harmlessly
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
         return path
 
     # ---- documents ---------------------------------------------------------------------------

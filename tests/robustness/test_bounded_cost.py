@@ -1,0 +1,30 @@
+"""Bounded cost: the layout model gets a per-page time cap (default well under a minute,
+configurable); a page over it is read by the fast engine with a notice."""
+from __future__ import annotations
+
+import pytest
+
+from core.errors import BadInput
+from core.ingest.layout_worker import DEFAULT_PAGE_SECONDS, PAGE_SECONDS_ENV, page_seconds_cap
+
+
+def test_the_default_cap_is_well_under_a_minute_and_configurable(monkeypatch):
+    monkeypatch.delenv(PAGE_SECONDS_ENV, raising=False)
+    assert page_seconds_cap() == DEFAULT_PAGE_SECONDS <= 30
+    monkeypatch.setenv(PAGE_SECONDS_ENV, "4.5")
+    assert page_seconds_cap() == 4.5
+    for bad in ("soon", "0", "-3", "nan", "inf"):
+        monkeypatch.setenv(PAGE_SECONDS_ENV, bad)
+        with pytest.raises(BadInput, match=PAGE_SECONDS_ENV):
+            page_seconds_cap()
+
+
+def test_a_page_over_the_cap_falls_back_to_the_fast_engine_with_a_notice(workspace, sample_docs, monkeypatch):
+    from core.ingest.pipeline import ingest_path
+
+    monkeypatch.setenv(PAGE_SECONDS_ENV, "0.001")  # no model answers that fast
+    record = ingest_path(workspace, sample_docs / "shinseisho_form.pdf", engine="layout").record
+    doc = workspace.load_machine_document(record.doc_id)
+    assert doc.meta_value("fallback_pages") == (1,)
+    assert "over 0.001 s" in doc.page(1).notice and PAGE_SECONDS_ENV in doc.page(1).notice
+    assert any(e.text for e in doc.elements()), "the fast engine read the page"
