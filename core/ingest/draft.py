@@ -19,6 +19,7 @@ class Draft:
     text: str | None = None  # explicit text (widgets, tables); else joined from lines
     state: str | None = None
     attrs: dict[str, Any] = field(default_factory=dict)
+    rules: tuple[str, ...] = ()  # ingest rules that shaped it (recorded on the element)
 
     def final_text(self) -> str:
         if self.text is not None:

@@ -8,6 +8,7 @@ from typing import Iterable, Sequence
 from core.categories import Category
 from core.geometry import area, contains, overlap_area, union
 from core.ingest.draft import Draft
+from core.ingest.line_numbers import line_number_drafts
 from core.ingest.lines import Line, is_vertical, line_order, ordered_lines, text_attrs
 from core.ingest.page_facts import PageFacts
 from core.ingest.vectors import RuledRegion, analyse_vectors, table_rows
@@ -120,6 +121,7 @@ def fast_drafts(facts: PageFacts, body: float, largest: float) -> list[Draft]:
     segments = [seg for block_lines in by_block.values() for seg in _segments(block_lines)]
     for seg in _merge_line_fragments(segments):
         drafts.append(_classify_text(seg, body, largest, facts))
+    drafts.extend(line_number_drafts(facts.line_numbers, "fast"))
     drafts.extend(vector_extras(facts, rules, [d.bbox for d in drafts if d.category is Category.TABLE],
                                  [d.bbox for d in drafts if d.category is Category.PICTURE]
                                  + [b for b, _ in facts.images]))

@@ -38,7 +38,7 @@ def _font_traits(font: str) -> tuple[bool, bool, bool]:
 
 class Line:
     __slots__ = ("bbox", "text", "size", "bold", "fonts", "mono", "latin", "chars", "sup_start", "sup_marks", "block",
-                 "vertical", "spans", "glyphs")
+                 "vertical", "spans", "glyphs", "dropped")
 
     def __init__(self, bbox: BBox, spans: list[Span], block: int):
         self.bbox = bbox
@@ -74,6 +74,7 @@ class Line:
         self.sup_marks = self._sup_marks(first) if len(spans) > 1 else ()
         self.glyphs: tuple[tuple[str, BBox], ...] = ()
         self.vertical = False
+        self.dropped = 0  # U+FFFD / control characters removed from the spans (core.text.clean_text)
 
     def _sup_marks(self, first: Span | None) -> tuple[str, ...]:
         """Numbers set as superscript inside the line: the body's references to its footnotes. A
@@ -152,6 +153,9 @@ def text_attrs(lines: Sequence[Line], keep_lines: bool = False) -> dict[str, Any
     ordered = ordered_lines(lines)
     if is_vertical(ordered):
         attrs["vertical"] = True
+    dropped = sum(ln.dropped for ln in lines)
+    if dropped:
+        attrs["dropped_glyphs"] = dropped
     if ordered[0].sup_start:
         attrs["sup_start"] = True
     marks = [m for ln in ordered for m in ln.sup_marks]
