@@ -117,8 +117,38 @@ def is_vertical(lines: Sequence[Line]) -> bool:
 def ordered_lines(lines: Sequence[Line]) -> list[Line]:
     """Reading order of a block's lines: top to bottom, or right to left for vertical writing."""
     if is_vertical(lines):
-        return sorted(lines, key=lambda ln: (-round(ln.bbox[2] / 3), ln.bbox[1]))
+        return [lines[i] for i in vertical_order([ln.bbox for ln in lines])]
     return sorted(lines, key=line_order)
+
+
+def block_ordered_lines(lines: Sequence[Line]) -> list[Line]:
+    """A figure's labels: PyMuPDF's blocks in its order, each block's lines top to bottom, so labels
+    standing side by side ("H28FY補正 / 約50億円", "R1FY補正 / 20億円") are not interleaved by height."""
+    if is_vertical(lines):
+        return ordered_lines(lines)
+    blocks: dict[int, list[Line]] = {}
+    for ln in lines:
+        blocks.setdefault(ln.block, []).append(ln)
+    return [ln for block in sorted(blocks) for ln in sorted(blocks[block], key=line_order)]
+
+
+def vertical_order(boxes: Sequence[BBox]) -> list[int]:
+    """Tategaki order: columns right to left, each top to bottom. A column is the boxes standing
+    under one another (a horizontal "4" set inside a vertical "第4章" belongs to that column), not
+    a bucket of right edges, which a narrower glyph falls out of."""
+    columns: list[tuple[BBox, list[int]]] = []
+    for i in sorted(range(len(boxes)), key=lambda i: -(boxes[i][0] + boxes[i][2]) / 2):
+        box = boxes[i]
+        centre = (box[0] + box[2]) / 2
+        for seed, members in columns:
+            seed_centre = (seed[0] + seed[2]) / 2
+            narrow = box[2] - box[0] <= 2 * max(seed[2] - seed[0], 1.0)
+            if narrow and (seed[0] <= centre <= seed[2] or box[0] <= seed_centre <= box[2]):
+                members.append(i)
+                break
+        else:
+            columns.append((box, [i]))
+    return [i for _, members in columns for i in sorted(members, key=lambda i: boxes[i][1])]
 
 
 def line_order(line: Line) -> tuple[float, float]:

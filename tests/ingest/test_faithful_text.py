@@ -61,3 +61,36 @@ def test_numbered_list_is_not_taken_for_line_numbers():
             p.insert_text((100, 100 + i * 60), f"項目{i + 1}の説明文です。", fontname="japan", fontsize=10.5)
     doc = ingest(build_pdf(page))
     assert not [e for e in doc.elements() if e.attr("kind") == "line_numbers"]
+
+
+def chart(p):
+    """A bar chart's labels side by side: each bar's year over its amount, the bars drawn as shapes."""
+    for i, (year, amount) in enumerate([("H28FY補正", "約50億円※1"), ("R1FY補正", "20億円"), ("R2FY補正", "30億円")]):
+        x = 100 + i * 140
+        p.draw_rect((x, 200, x + 60, 300), color=(0, 0, 0), fill=(0.3, 0.5, 0.8))
+        p.insert_text((x, 170), year, fontname="japan", fontsize=9)
+        p.insert_text((x, 184), amount, fontname="japan", fontsize=9)
+    p.draw_line((90, 305), (520, 305), color=(0, 0, 0))
+    p.draw_line((90, 140), (90, 305), color=(0, 0, 0))
+
+
+def test_picture_labels_are_read_column_by_column():
+    doc = ingest(build_pdf(chart))
+    picture = next(e for e in doc.elements() if e.category is C.PICTURE and "補正" in e.text)
+    assert picture.text.index("H28FY補正") < picture.text.index("約50億円※1") < picture.text.index("R1FY補正")
+    assert picture.text.index("R1FY補正") < picture.text.index("20億円") < picture.text.index("R2FY補正")
+
+
+def chapter_tab(p):
+    """A vertical chapter tab "第4章": 第 and 章 set vertically, the 4 horizontally between them."""
+    p.draw_rect((528, 80, 568, 170), color=None, fill=(0.2, 0.4, 0.7), radius=0.2)  # a rounded tab: a figure
+    p.insert_text((540, 100), "第", fontname="japan", fontsize=14, rotate=270)
+    p.insert_text((546, 124), "4", fontname="japan", fontsize=13)
+    p.insert_text((540, 130), "章", fontname="japan", fontsize=14, rotate=270)
+    p.insert_text((72, 120), "本文の段落です。デジタル技術の課題と対応策を述べる。", fontname="japan", fontsize=10.5)
+
+
+def test_vertical_tab_reads_top_to_bottom():
+    doc = ingest(build_pdf(chapter_tab))
+    joined = "".join(e.text for e in doc.elements())
+    assert "第4章" in joined and "4第章" not in joined
