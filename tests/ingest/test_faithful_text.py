@@ -94,3 +94,24 @@ def test_vertical_tab_reads_top_to_bottom():
     doc = ingest(build_pdf(chapter_tab))
     joined = "".join(e.text for e in doc.elements())
     assert "第4章" in joined and "4第章" not in joined
+
+
+def ruled_form(p):
+    """A form's ruled area that is no full grid (rules of different lengths, two dividers) with
+    its labels and filled-in values: what the fast engine used to call a vector figure."""
+    for i in range(10):
+        y = 100 + i * 24
+        p.draw_line((40, y + 8), (560 if i in (0, 5) else 300 + 25 * i, y + 8), color=(0, 0, 0), width=0.6)
+        p.insert_text((44, y + 4), f"{i + 1}a Name of filer line {i + 1}", fontname="helv", fontsize=8)
+        p.insert_text((320, y + 4), f"Value {i + 1}: 12,{i}00", fontname="helv", fontsize=8)
+    p.draw_line((310, 110), (310, 300), color=(0, 0, 0), width=0.6)
+    p.draw_line((480, 120), (480, 260), color=(0, 0, 0), width=0.6)
+
+
+def test_text_dense_ruled_area_is_not_a_picture():
+    doc = ingest(build_pdf(ruled_form))
+    in_pictures = "".join(e.text for e in doc.elements() if e.category is C.PICTURE)
+    assert "Name of filer" not in in_pictures
+    texts = [e.text for e in doc.elements() if e.category is not C.PICTURE]
+    assert any("Name of filer line 3" in t for t in texts) and any("Value 7" in t for t in texts)
+    assert "1" in dict(doc.meta_value("rulings"))  # the rulings stay for forms pairing
