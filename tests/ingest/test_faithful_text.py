@@ -115,3 +115,23 @@ def test_text_dense_ruled_area_is_not_a_picture():
     texts = [e.text for e in doc.elements() if e.category is not C.PICTURE]
     assert any("Name of filer line 3" in t for t in texts) and any("Value 7" in t for t in texts)
     assert "1" in dict(doc.meta_value("rulings"))  # the rulings stay for forms pairing
+
+
+def monthly_report_page(n: int):
+    """A report page whose body starts high on the page, with lines that differ only in numbers."""
+    def page(p):
+        p.insert_text((72, 40), f"月次報告 第{n}号", fontname="japan", fontsize=9)
+        for i in range(3):
+            p.insert_text((72, 85 + i * 16), f"項目{i + 1}の売上は{n * 10 + i}億円でした", fontname="japan", fontsize=10.5)
+        p.insert_text((72, 400), f"本文は通常の段落{n}です。", fontname="japan", fontsize=10.5)
+        p.insert_text((290, 800), f"- {n} -", fontname="japan", fontsize=9)
+    return page
+
+
+def test_repeated_body_lines_near_the_top_are_not_furniture():
+    doc = ingest(build_pdf(*[monthly_report_page(n) for n in range(1, 6)]))
+    for page in doc.pages:
+        cats = {e.text: e.category for e in page.elements}
+        assert cats[f"月次報告 第{page.number}号"] is C.PAGE_HEADER and cats[f"- {page.number} -"] is C.PAGE_FOOTER
+        assert all(cat is C.TEXT for t, cat in cats.items() if t.startswith("項目")), cats
+    assert any("項目2の売上は31億円" in c.text for c in build_chunks(doc, "default"))
