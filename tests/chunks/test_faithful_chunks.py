@@ -52,3 +52,25 @@ def test_no_chunk_is_a_lone_marker():
     chunks = build_chunks(doc, "default")
     assert not [c.text for c in chunks if c.text.strip() in ("＊4", "*4")]
     assert any("＊4" in c.text and "作成" in c.text for c in chunks), [c.text for c in chunks]
+
+
+def numbered_caption_page(p):
+    """Caption boxes holding only their number: one titled by the table's first row, one by the
+    line under it."""
+    from pdf_builders import ruled_table
+
+    text(p, 72, 90, "図表1", 9)
+    ruled_table(p, 72, 100, [["生成AIの課題", ""], ["リスク", "事例"], ["バイアス", "採用での差別"]], col_w=200)
+    text(p, 72, 300, "図表2", 9)
+    text(p, 72, 316, "主要な指標の推移", 9)
+    text(p, 72, 340, "この図は主要な指標の推移を示している。詳細は本文で述べる。")
+
+
+def test_a_number_only_caption_takes_its_title():
+    doc = ingest(build_pdf(numbered_caption_page))
+    captions = [e.text for e in doc.elements() if e.category is C.CAPTION]
+    assert "図表1 生成AIの課題" in captions and "図表2 主要な指標の推移" in captions
+    table = next(e for e in doc.elements() if e.category is C.TABLE)
+    assert "生成AIの課題" not in table.text and "caption_title" in table.rules
+    chunk = next(c.text for c in build_chunks(doc, "default") if "採用での差別" in c.text)
+    assert chunk.count("生成AIの課題") == 1 and chunk.count("図表1") == 1
