@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Callable
 
-from core import commands
+from core import commands, corpus_check
 from core.errors import InspectorError
 from core.store.workspace import Workspace
 
@@ -24,6 +24,7 @@ HANDLERS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
     "chunks": commands.cli_chunks,
     "gold": commands.cli_gold,
     "evaluate": commands.cli_evaluate,
+    "check-corpus": corpus_check.cli_check_corpus,
 }
 
 
@@ -89,6 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", default="500,1000,2000,4000", help="context budgets in characters")
     p.add_argument("--scope", choices=("corpus", "routed"), default="corpus")
     p.add_argument("--json", action="store_true")
+
+    corpus_check.add_parser(sub, common)
     return parser
 
 

@@ -19,7 +19,17 @@ AMBIGUOUS_GLYPHS = frozenset("□■○◯●")
 ARTICLE_HEADING = re.compile(r"^第[0-9０-９一二三四五六七八九十百]+[条章節款](?:[（(].{1,30}[)）]|\s+\S.{0,30})?\s*$")
 
 _SPACE = re.compile(r"\s+")
+# U+FFFD (a glyph PyMuPDF could not map) and C0/C1 control characters other than tab and newline:
+# never what is printed on the page, and an export shows them as "�"
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffd]")
+DROPPED_GLYPHS_RULE = "dropped_unmappable_glyphs"
 _DIGITS = re.compile(r"\d+")
+
+
+def clean_text(text: str) -> tuple[str, int]:
+    """The text without U+FFFD and control characters (tab and newline kept), and how many went."""
+    cleaned, dropped = _UNPRINTABLE.subn("", text)
+    return cleaned, dropped
 
 
 def nfkc(text: str) -> str:

@@ -41,3 +41,31 @@ def ruled_table(page: pymupdf.Page, x: float, y: float, rows: list[list[str]], c
             rect = pymupdf.Rect(x + c * col_w, y + r * row_h, x + (c + 1) * col_w, y + (r + 1) * row_h)
             page.draw_rect(rect, color=(0, 0, 0), width=0.8)
             text(page, rect.x0 + 4, rect.y1 - 6, cell, 9.5)
+
+
+def control_char_pdf(words: tuple[str, str] = ("Hello", "world")) -> bytes:
+    """A page whose font maps two codes to U+0001 and U+0002 (a broken /Differences encoding, as
+    real PDFs have): PyMuPDF yields control characters in the span text, "H\\x01llo w\\x02rld"."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=A4[0], height=A4[1])
+    page.insert_text((72, 100), " ".join(words), fontname="helv", fontsize=12)
+    page.insert_text((72, 130), "Second line of body text.", fontname="helv", fontsize=12)
+    xref = page.get_contents()[0]
+    first = " ".join(words).encode("latin-1").hex().encode()
+    broken = first.replace(b"65", b"01", 1).replace(b"6f", b"02", 2)
+    doc.update_stream(xref, doc.xref_stream(xref).replace(first, broken))
+    font = page.get_fonts()[0][0]
+    enc = doc.get_new_xref()
+    doc.update_object(enc, "<< /Type /Encoding /BaseEncoding /WinAnsiEncoding /Differences [1 /uni0001 /uni0002] >>")
+    doc.xref_set_key(font, "Encoding", f"{enc} 0 R")
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
+def line_numbered_page(page: pymupdf.Page, lines: list[str], x: float = 90, y: float = 100,
+                       number_x: float = 52, size: float = 10.5) -> None:
+    """A draft's body with margin line numbers 1, 2, 3 … on each line's baseline."""
+    for i, line in enumerate(lines):
+        text(page, number_x, y + i * size * 1.6, str(i + 1), size * 0.8)
+        text(page, x, y + i * size * 1.6, line, size)

@@ -3,6 +3,7 @@ footnotes are attached (core/chunks/attachment.py), `BlockMaker` cuts the page's
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any, Mapping
 
 from core.categories import Category
@@ -11,7 +12,7 @@ from core.chunks.blocks import (
     ATOMIC, FLOW, FORM_CATEGORIES, GROUP, HEADING, HEADINGS, NOTE, REFONLY, TABLE, TEXT_PRODUCING, Block, Piece,
 )
 from core.chunks.pieces import (
-    fenced, guess_code_language, normalise_formula, sentence_pieces, split_sentences, table_rows,
+    _CLOSERS, fenced, guess_code_language, normalise_formula, sentence_pieces, split_sentences, table_rows,
 )
 from core.chunks.policy import Action, Policy
 from core.chunks.sections import heading_style
@@ -33,6 +34,7 @@ class BlockMaker:
         self.glued = attached.glued
         self.notes = attached.notes
         self.continued = continued
+        self.pending: list[Piece] = []  # footnotes whose sentence goes on in the next text block
 
     def blocks(self) -> list[Block]:
         blocks: list[Block] = []
@@ -61,13 +63,31 @@ class BlockMaker:
                     run.append(self.flow[i])
                 blocks.append(self._group(run))
             else:
+                carried, self.pending = self.pending, []
                 block = self._block(e, i)
-                if block is not None:
-                    blocks.append(block)
+                if block is None:
+                    self.pending = carried + self.pending
+                else:
+                    blocks = self._place_carried(blocks, block, carried)
             i += 1
+        blocks = self._place_carried(blocks, None, self.pending)
+        self.pending = []
+        blocks = merge_marker_blocks(blocks)
         blocks.extend(Block(NOTE, self.page_number, n.seq, (self._source_piece(n),), side=n.attr("side"))
                       for n in self.notes)
         return blocks
+
+    def _place_carried(self, blocks: list[Block], block: Block | None, notes: list[Piece]) -> list[Block]:
+        """Notes whose sentence went on past their block: after the first sentence end of the next
+        text block, else (a heading, figure or table comes next, or nothing) at the end of theirs."""
+        if notes and block is not None and block.kind == FLOW and block.pieces:
+            at = _sentence_end(list(block.pieces), 0, self.policy.sentence_ends)
+            return blocks + [_glue_after(block, at, notes)]
+        if notes and blocks and blocks[-1].pieces:
+            blocks = blocks[:-1] + [_glue_after(blocks[-1], len(blocks[-1].pieces) - 1, notes)]
+        elif notes:
+            blocks = blocks + [Block(NOTE, n.elements[0].page, n.elements[0].seq, (n,)) for n in notes]
+        return blocks + ([block] if block is not None else [])
 
     def _groups_lists(self) -> bool:
         return bool(self.policy.param(C.LIST_ITEM, "group"))
@@ -94,7 +114,8 @@ class BlockMaker:
         text = self._text_of(e)
         if not text.strip() and not self.glued.get(e.id):
             return Block(REFONLY, e.page, e.seq, (Piece("", (e,)),), side=side) if e.category is C.PICTURE else None
-        pieces = self._with_glue(e, sentence_pieces(e, text.strip(), self.policy) if text.strip() else [])
+        pieces = self._with_glue(e, sentence_pieces(e, text.strip(), self.policy) if text.strip() else [],
+                                 defer=e.category in (C.TEXT, C.LIST_ITEM))
         return Block(FLOW, e.page, e.seq, tuple(pieces), side=side, extras=_element_extras(e))
 
     def _text_of(self, e: Element) -> str:
@@ -110,9 +131,11 @@ class BlockMaker:
         lines = self.continued.get(src.id, [])
         return Piece(join_lines([src.text] + [e.text for e in lines]), (src, *lines))
 
-    def _with_glue(self, target: Element, pieces: list[Piece]) -> list[Piece]:
-        """Captions go before the target's text; a footnote goes right after the sentence holding
-        its marker (so a split never separates them), else after the target's last sentence."""
+    def _with_glue(self, target: Element, pieces: list[Piece], defer: bool = False) -> list[Piece]:
+        """Captions go before the target's text; a footnote goes right after the end of the sentence
+        holding its marker (so a split never separates them, and never between a 、 and the rest),
+        else after the target's last sentence. `defer`: a text block that ends mid-sentence hands
+        its notes on to the text block that finishes the sentence (`pending`)."""
         pieces = list(pieces)
         for src in self.glued.get(target.id, ()):
             glue = self._source_piece(src)
@@ -123,7 +146,10 @@ class BlockMaker:
                     at = next((k for k, p in enumerate(pieces) if marker_position(pattern, p.text) is not None), at)
                 else:
                     at = self._sup_mark_piece(target, src, pieces, at)
-                if at < 0:
+                at = _sentence_end(pieces, at, self.policy.sentence_ends)
+                if defer and at == len(pieces) - 1 and at >= 0 and pieces[at].text.rstrip().endswith(_RUNS_ON):
+                    self.pending.append(glue)
+                elif at < 0:
                     pieces.append(glue)
                 else:
                     p = pieces[at]
@@ -230,3 +256,87 @@ def _element_extras(e: Element) -> tuple[tuple[str, Any], ...]:
     if e.attr("image_ref"):
         extras.append(("image_ref", e.attr("image_ref")))
     return tuple(extras)
+
+
+_RUNS_ON = ("、", "，", ",")  # a block ending so ends mid-sentence: the sentence goes on in the next block
+
+
+def ends_sentence(text: str, ends: str) -> bool:
+    stripped = text.rstrip().rstrip(_CLOSERS)
+    return bool(stripped) and (stripped[-1] in ends or stripped[-1] == ".")
+
+
+def _sentence_end(pieces: list[Piece], at: int, ends: str) -> int:
+    """The piece that ends the sentence piece `at` begins (a long sentence is cut at line ends)."""
+    while 0 <= at < len(pieces) - 1 and not ends_sentence(pieces[at].text, ends):
+        at += 1
+    return at
+
+
+def _glue_after(block: Block, at: int, notes: list[Piece]) -> Block:
+    pieces = list(block.pieces)
+    p = pieces[at]
+    text = "\n".join([p.text] + [n.text for n in notes])
+    pieces[at] = Piece(text, p.elements + tuple(e for n in notes for e in n.elements), p.joins_previous)
+    return replace(block, pieces=tuple(pieces))
+
+
+_LONE_MARKER = re.compile(r"^(?:[*＊※]\s*\d{1,3}|注\s*\d{1,3}|[¹²³⁴⁵⁶⁷⁸⁹⁰]+|\(\d{1,2}\)|（\d{1,2}）)$")
+
+
+def is_lone_marker(text: str) -> bool:
+    """A footnote mark and nothing else ("＊4", "※1", "注3", "¹"): never a chunk of its own."""
+    return bool(_LONE_MARKER.match(nfkc(text.strip())) or _LONE_MARKER.match(text.strip()))
+
+
+def merge_marker_blocks(blocks: list[Block]) -> list[Block]:
+    """A block holding only a footnote mark (and the notes glued to it) joins the text block before
+    it (the body that holds the mark, or the figure whose source line it ends), else the one after;
+    the mark's text is added only when that block does not already show it."""
+    out: list[Block] = []
+    waiting: list[Block] = []
+    for block in blocks:
+        if _is_marker_block(block):
+            target = next((k for k in range(len(out) - 1, -1, -1) if _can_absorb(out[k])), None)
+            if target is None:
+                waiting.append(block)
+            else:
+                out[target] = _absorb(out[target], block, at_end=True)
+            continue
+        if waiting and _can_absorb(block):
+            for w in waiting:
+                block = _absorb(block, w, at_end=False)
+            waiting = []
+        out.append(block)
+    return out + waiting
+
+
+def _is_marker_block(block: Block) -> bool:
+    if block.kind not in (FLOW, GROUP) or not block.pieces or not block.pieces[0].elements:
+        return False
+    own = block.pieces[0].elements[0]
+    others = [e for p in block.pieces for e in p.elements if e is not own]
+    return is_lone_marker(own.text) and all(e.category is C.FOOTNOTE for e in others)
+
+
+def _can_absorb(block: Block) -> bool:
+    return bool(block.pieces) and block.kind in (FLOW, GROUP, ATOMIC, TABLE)
+
+
+def _absorb(block: Block, marker: Block, at_end: bool) -> Block:
+    own = marker.pieces[0].elements[0]
+    mark = own.text.strip()
+    whole = "\n".join(p.text for p in marker.pieces).strip()
+    notes = whole[len(mark):].strip() if whole.startswith(mark) else whole
+    elements = tuple(e for p in marker.pieces for e in p.elements)
+    pieces = list(block.pieces)
+    k = len(pieces) - 1 if at_end else 0
+    p = pieces[k]
+    shown = nfkc(mark) in nfkc("".join(q.text for q in pieces))
+    if at_end:
+        text = p.text + ("" if shown else mark) + ("\n" + notes if notes else "")
+        pieces[k] = Piece(text, p.elements + elements, p.joins_previous)
+    else:
+        text = ("" if shown else mark) + ("\n" + notes + "\n" if notes else "") + p.text
+        pieces[k] = Piece(text.lstrip("\n"), elements + p.elements, p.joins_previous)
+    return replace(block, pieces=tuple(pieces))

@@ -33,6 +33,7 @@ from core.forms.redaction import REDACTED, rules_from_policy
 from core.geometry import coverage
 from core.model import Chunk, Document, Element, SourceRef, freeze_attrs
 from core.review.structure import BREAK, CHUNK_WISH, JOIN
+from core.text import clean_text
 
 __all__ = ["build_chunks", "naive_chunks", "document_evidence", "layout_chunks",
            "form_fields", "form_split", "form_pages", "mask_redacted"]
@@ -314,7 +315,7 @@ def _finish(doc: Document, policy: Policy, drafts: Sequence[_Draft],
             elements.setdefault(e.id, e)
         if not elements:
             continue
-        text = draft.text()
+        text = clean_text(draft.text())[0]  # ingest cleaned element text; attrs (rows, values) too here
         pages = [e.page for e in elements.values()]
         start, end = min(pages), max(pages)
         refs = tuple(SourceRef(e.id, e.page, e.bbox, e.category) for e in elements.values())
@@ -453,7 +454,9 @@ def form_split(doc: Document, policy: Policy, fields: Sequence[Any] | None = Non
         return FormSplit((), frozenset(), masked)
     pages = form_pages(doc)
     on_form_pages = [f for f in fields if f.page in pages]
-    chunks = tuple(c for c in form_chunks(doc, on_form_pages, policy) if c.start_page in pages)
+    # a widget's value is read as stored: its U+FFFD / control characters go here, as the text path's do
+    chunks = tuple(replace(c, text=clean_text(c.text)[0]) for c in form_chunks(doc, on_form_pages, policy)
+                   if c.start_page in pages)
     skip = {e.id for e in doc.elements() if e.page in pages
             and e.category in (Category.FORM_FIELD, Category.SELECTION_MARK)}
     return FormSplit(chunks, frozenset(skip | _form_element_ids(on_form_pages)), masked)

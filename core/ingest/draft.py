@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.categories import Category
-from core.ingest.lines import Line, ordered_lines
+from core.ingest.lines import Line, block_ordered_lines, ordered_lines
 from core.model import BBox
 from core.text import join_lines
 
@@ -19,8 +19,10 @@ class Draft:
     text: str | None = None  # explicit text (widgets, tables); else joined from lines
     state: str | None = None
     attrs: dict[str, Any] = field(default_factory=dict)
+    rules: tuple[str, ...] = ()  # ingest rules that shaped it (recorded on the element)
 
     def final_text(self) -> str:
         if self.text is not None:
             return self.text
-        return join_lines([ln.text for ln in ordered_lines(self.lines)])
+        order = block_ordered_lines if self.category is Category.PICTURE else ordered_lines
+        return join_lines([ln.text for ln in order(self.lines)])

@@ -8,9 +8,10 @@ from typing import Iterable, Sequence
 from core.categories import Category
 from core.geometry import area, contains, overlap_area, union
 from core.ingest.draft import Draft
+from core.ingest.line_numbers import line_number_drafts
 from core.ingest.lines import Line, is_vertical, line_order, ordered_lines, text_attrs
 from core.ingest.page_facts import PageFacts
-from core.ingest.vectors import RuledRegion, analyse_vectors, table_rows
+from core.ingest.vectors import RuledRegion, analyse_vectors, is_ruled_area, table_rows
 from core.model import BBox
 from core.text import ARTICLE_HEADING, join_lines
 
@@ -19,6 +20,8 @@ LIST_MARKER = re.compile(
     r"[(（][0-9０-９一二三四五六七八九十a-zａ-ｚア-ン]{1,3}[)）]|[一二三四五六七八九十]{1,3}[、．.]|"
     r"[a-zａ-ｚ][.)）]\s|[ア-ン][.．)）])"
 )
+
+_FORM_LINES = 8  # text lines in a ruled, unfilled drawing before it is a form, not a figure
 
 
 def body_size(pages: Sequence[PageFacts]) -> float:
@@ -94,6 +97,8 @@ def fast_drafts(facts: PageFacts, body: float, largest: float) -> list[Draft]:
             text_area = sum(area(facts.lines[i].bbox) for i in inside)
             if text_area > 0.35 * area(box):
                 continue  # a panel of text on a coloured background, not a figure
+            if len(inside) >= _FORM_LINES and is_ruled_area(facts.vectors, box):
+                continue  # a ruled form area holding its text: text elements (and rulings), not a picture
         taken.update(inside)
         keep_regions.append((box, kind, region, [facts.lines[i] for i in inside]))
     for box, kind, region, inside in keep_regions:
@@ -120,6 +125,7 @@ def fast_drafts(facts: PageFacts, body: float, largest: float) -> list[Draft]:
     segments = [seg for block_lines in by_block.values() for seg in _segments(block_lines)]
     for seg in _merge_line_fragments(segments):
         drafts.append(_classify_text(seg, body, largest, facts))
+    drafts.extend(line_number_drafts(facts.line_numbers, "fast"))
     drafts.extend(vector_extras(facts, rules, [d.bbox for d in drafts if d.category is Category.TABLE],
                                  [d.bbox for d in drafts if d.category is Category.PICTURE]
                                  + [b for b, _ in facts.images]))

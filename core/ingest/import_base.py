@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from core.categories import Category
 from core.errors import MalformedImport
 from core.model import BBox, Document, Element, Page, element_id, freeze_attrs, renumber
+from core.text import DROPPED_GLYPHS_RULE, clean_text
 
 BLANK_PAGE_NOTICE = "no source PDF: blank page"
 A4_POINTS = (595.28, 841.89)
@@ -227,8 +228,13 @@ class DocumentBuilder:
         for index, d in enumerate(self.drafts):
             links = tuple(dict.fromkeys(ids[r] for r in d.link_refs if r in ids))
             attrs = {**_resolve_ref_attrs(d.attrs, ids), "source_ref": d.ref}
-            element = Element(id=ids[d.ref], page=d.page, seq=0, category=d.category, bbox=d.bbox, text=d.text,
-                              source=self.ctx.engine, state=d.state, links=links, attrs=freeze_attrs(attrs))
+            text, dropped = clean_text(d.text)
+            rules = (DROPPED_GLYPHS_RULE,) if dropped else ()
+            if dropped:
+                attrs["dropped_glyphs"] = dropped
+            element = Element(id=ids[d.ref], page=d.page, seq=0, category=d.category, bbox=d.bbox, text=text,
+                              source=self.ctx.engine, rules=rules, state=d.state, links=links,
+                              attrs=freeze_attrs(attrs))
             per_page[d.page].append((d.order, index, element))
         pages = []
         for number in sorted(self.frames):

@@ -13,11 +13,13 @@ from core.ingest.display import Display
 from core.ingest.draft import Draft
 from core.ingest.fast_engine import vector_extras
 from core.ingest.layout_worker import ModelBox
+from core.ingest.line_numbers import line_number_drafts
 from core.ingest.lines import Line, text_attrs
 from core.ingest.page_facts import PageFacts
 from core.ingest.vectors import Vectors, analyse_vectors, grid_to_rows
 from core.ingest.widgets import widget_drafts
 from core.model import BBox
+from core.text import clean_text
 
 
 def layout_drafts(page: pymupdf.Page, facts: PageFacts, groups: Sequence[ModelBox]) -> tuple[list[Draft], list[Draft]]:
@@ -46,7 +48,7 @@ def layout_drafts(page: pymupdf.Page, facts: PageFacts, groups: Sequence[ModelBo
             if hit:
                 attrs["image"] = hit
         drafts.append(Draft(category, box, lines, "layout", text=text, attrs=attrs))
-    extras = loose_line_drafts(loose, "layout")
+    extras = loose_line_drafts(loose, "layout") + line_number_drafts(facts.line_numbers, "layout")
     occupied = [d.bbox for d in drafts]
     for box, ident in facts.images:
         if not any(overlap_area(box, o) > 0.5 * area(box) for o in occupied):
@@ -67,8 +69,9 @@ def layout_drafts(page: pymupdf.Page, facts: PageFacts, groups: Sequence[ModelBo
 def _model_table_rows(table_cells: Iterable[tuple[int, int, str]]) -> tuple[tuple[str, ...], ...]:
     cells: dict[tuple[int, int], list[str]] = {}
     for row, col, text in table_cells:
-        if text.strip():
-            cells.setdefault((row, col), []).append(text.strip())
+        text = clean_text(text)[0].strip()
+        if text:
+            cells.setdefault((row, col), []).append(text)
     return grid_to_rows(cells)
 
 

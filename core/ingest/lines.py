@@ -38,7 +38,7 @@ def _font_traits(font: str) -> tuple[bool, bool, bool]:
 
 class Line:
     __slots__ = ("bbox", "text", "size", "bold", "fonts", "mono", "latin", "chars", "sup_start", "sup_marks", "block",
-                 "vertical", "spans", "glyphs")
+                 "vertical", "spans", "glyphs", "dropped")
 
     def __init__(self, bbox: BBox, spans: list[Span], block: int):
         self.bbox = bbox
@@ -74,6 +74,7 @@ class Line:
         self.sup_marks = self._sup_marks(first) if len(spans) > 1 else ()
         self.glyphs: tuple[tuple[str, BBox], ...] = ()
         self.vertical = False
+        self.dropped = 0  # U+FFFD / control characters removed from the spans (core.text.clean_text)
 
     def _sup_marks(self, first: Span | None) -> tuple[str, ...]:
         """Numbers set as superscript inside the line: the body's references to its footnotes. A
@@ -116,8 +117,38 @@ def is_vertical(lines: Sequence[Line]) -> bool:
 def ordered_lines(lines: Sequence[Line]) -> list[Line]:
     """Reading order of a block's lines: top to bottom, or right to left for vertical writing."""
     if is_vertical(lines):
-        return sorted(lines, key=lambda ln: (-round(ln.bbox[2] / 3), ln.bbox[1]))
+        return [lines[i] for i in vertical_order([ln.bbox for ln in lines])]
     return sorted(lines, key=line_order)
+
+
+def block_ordered_lines(lines: Sequence[Line]) -> list[Line]:
+    """A figure's labels: PyMuPDF's blocks in its order, each block's lines top to bottom, so labels
+    standing side by side ("H28FY補正 / 約50億円", "R1FY補正 / 20億円") are not interleaved by height."""
+    if is_vertical(lines):
+        return ordered_lines(lines)
+    blocks: dict[int, list[Line]] = {}
+    for ln in lines:
+        blocks.setdefault(ln.block, []).append(ln)
+    return [ln for block in sorted(blocks) for ln in sorted(blocks[block], key=line_order)]
+
+
+def vertical_order(boxes: Sequence[BBox]) -> list[int]:
+    """Tategaki order: columns right to left, each top to bottom. A column is the boxes standing
+    under one another (a horizontal "4" set inside a vertical "第4章" belongs to that column), not
+    a bucket of right edges, which a narrower glyph falls out of."""
+    columns: list[tuple[BBox, list[int]]] = []
+    for i in sorted(range(len(boxes)), key=lambda i: -(boxes[i][0] + boxes[i][2]) / 2):
+        box = boxes[i]
+        centre = (box[0] + box[2]) / 2
+        for seed, members in columns:
+            seed_centre = (seed[0] + seed[2]) / 2
+            narrow = box[2] - box[0] <= 2 * max(seed[2] - seed[0], 1.0)
+            if narrow and (seed[0] <= centre <= seed[2] or box[0] <= seed_centre <= box[2]):
+                members.append(i)
+                break
+        else:
+            columns.append((box, [i]))
+    return [i for _, members in columns for i in sorted(members, key=lambda i: boxes[i][1])]
 
 
 def line_order(line: Line) -> tuple[float, float]:
@@ -152,6 +183,9 @@ def text_attrs(lines: Sequence[Line], keep_lines: bool = False) -> dict[str, Any
     ordered = ordered_lines(lines)
     if is_vertical(ordered):
         attrs["vertical"] = True
+    dropped = sum(ln.dropped for ln in lines)
+    if dropped:
+        attrs["dropped_glyphs"] = dropped
     if ordered[0].sup_start:
         attrs["sup_start"] = True
     marks = [m for ln in ordered for m in ln.sup_marks]

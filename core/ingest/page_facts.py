@@ -2,17 +2,18 @@
 drawings, widgets, the printed page label)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pymupdf
 
 from core.geometry import area
 from core.ingest.display import Display, centre_on_page
+from core.ingest.line_numbers import split_line_numbers
 from core.ingest.lines import Line, Span, locate_glyphs
 from core.ingest.vectors import Vectors, read_vectors
 from core.ingest.widgets import Widget, read_widgets
 from core.model import BBox
-from core.text import SELECTION_GLYPHS
+from core.text import SELECTION_GLYPHS, clean_text
 
 # The default dict flags, images included: one extraction gives text lines and image boxes (a second
 # pass for images, e.g. get_image_info, costs a whole extra text-page build).
@@ -31,6 +32,7 @@ class PageFacts:
     vectors: Vectors
     widgets: list[Widget]
     widget_fallback: str | None = None  # why PyMuPDF's own widget reader read this page
+    line_numbers: list[list[Line]] = field(default_factory=list)  # margin line-number columns (not text)
 
 
 def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True) -> PageFacts:
@@ -58,18 +60,30 @@ def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True) 
         if block.get("type") != 0:
             continue
         for raw in block["lines"]:
-            spans = [Span(show(s["bbox"]), s["text"], float(s["size"]), s["font"], int(s["flags"]))
-                     for s in raw["spans"] if s["text"]]
+            spans, dropped = _clean_spans(raw["spans"], show)
             if not spans or not any(s.text.strip() for s in spans):
                 continue
             line = Line(show(raw["bbox"]), spans, bi)
+            line.dropped = dropped
             line.vertical = abs(raw.get("dir", (1, 0))[1]) > 0.9  # tategaki: the line runs downwards
             if any(ch in SELECTION_GLYPHS for ch in line.text):
                 glyph_spans = True
             lines.append(line)
+    lines, line_numbers = split_line_numbers(lines)
     if glyph_spans:
         locate_glyphs(page, lines, show)
     vec = read_vectors(page, show, rect) if vectors else Vectors()
     found = read_widgets(page, show)
     return PageFacts(page.number + 1, float(rect.width), float(rect.height), page.rotation % 360, label,
-                     lines, images, vec, found.widgets, found.fallback)
+                     lines, images, vec, found.widgets, found.fallback, line_numbers)
+
+
+def _clean_spans(raw_spans: list[dict], show: Display) -> tuple[list[Span], int]:
+    """The line's spans without U+FFFD and control characters, and how many characters went."""
+    spans, dropped = [], 0
+    for s in raw_spans:
+        text, n = clean_text(s["text"])
+        dropped += n
+        if text:
+            spans.append(Span(show(s["bbox"]), text, float(s["size"]), s["font"], int(s["flags"])))
+    return spans, dropped

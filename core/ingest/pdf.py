@@ -28,6 +28,7 @@ from core.ingest.page_facts import PageFacts, read_page
 from core.ingest.reading_order import insert_in_order, xy_cut_order
 from core.ingest.widgets import widget_drafts
 from core.model import Document, Element, FrozenMap, Page, element_id, make_bbox
+from core.text import DROPPED_GLYPHS_RULE, clean_text
 
 ENGINES = ("layout", "fast")
 INGEST_VERSION = "1"  # bump when the elements an engine emits change, so stored outputs can be told apart
@@ -41,8 +42,12 @@ def build_page(doc_id: str, engine: str, facts: PageFacts, drafts: list[Draft]) 
     elements = []
     for seq, d in enumerate(drafts):
         bbox = make_bbox(d.bbox)
-        text = d.final_text()
+        text, dropped = clean_text(d.final_text())
         attrs = dict(d.attrs)
+        rules = d.rules
+        if dropped or attrs.get("dropped_glyphs"):
+            attrs["dropped_glyphs"] = max(dropped, attrs.get("dropped_glyphs", 0))
+            rules += (DROPPED_GLYPHS_RULE,)
         salt, n = engine, 0
         eid = element_id(doc_id, facts.number, bbox, text, salt)
         while eid in used:
@@ -51,7 +56,7 @@ def build_page(doc_id: str, engine: str, facts: PageFacts, drafts: list[Draft]) 
         used.add(eid)
         # every attr value ingest makes is already immutable (tuples, str, numbers): no deep freeze
         elements.append(Element(eid, facts.number, seq, d.category, bbox, text, d.source,
-                                state=d.state, attrs=FrozenMap(sorted(attrs.items()))))
+                                rules=rules, state=d.state, attrs=FrozenMap(sorted(attrs.items()))))
     notice = f"widgets read by PyMuPDF's reader: {facts.widget_fallback}" if facts.widget_fallback else None
     return Page(facts.number, round(facts.width, 2), round(facts.height, 2), facts.rotation, facts.label,
                 tuple(elements), notice)

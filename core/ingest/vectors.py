@@ -25,6 +25,7 @@ class Vectors:
     squares: list[tuple[BBox, bool]] = field(default_factory=list)  # small squares: check-box candidates
     shapes: list[tuple[BBox, int]] = field(default_factory=list)  # curves, quads, filled areas
     single_rects: set[int] = field(default_factory=set)  # paths that are one rectangle (frames)
+    fills: list[BBox] = field(default_factory=list)  # areas filled in a colour or dark (bars, swatches)
 
 
 def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vectors:
@@ -44,6 +45,8 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
             continue  # printer's crop and registration marks outside the trim box
         items = path["items"]
         filled = fill is not None and min(fill) < 0.6
+        if fill is not None and min(fill) < 0.75 and w > 3 and h > 3:
+            vec.fills.append(box)  # light grey shading is a form's; a colour or dark fill a chart's
         if len(items) == 1 and items[0][0] == "re" and 4 <= w <= 22 and 4 <= h <= 22 and abs(w - h) <= 0.25 * max(w, h):
             # a check box is outlined; a filled square without an outline is a legend swatch or bullet
             if stroked and not any(abs(box[0] - b[0]) < 1 and abs(box[1] - b[1]) < 1 for b, _ in vec.squares):
@@ -242,6 +245,15 @@ def analyse_vectors(vec: Vectors, width: float, height: float) -> tuple[list[Rul
         if gw >= 30 and gh >= 30 and gw * gh >= 2000:
             figures.append(gbox)
     return tables, figures, rules
+
+
+def is_ruled_area(vec: Vectors, box: BBox) -> bool:
+    """Only straight strokes there (rulings, frames, light shading): no curve, no coloured or dark
+    fill. Text such an area holds is a form's or a table's, not a figure's labels."""
+    def inside(b: BBox) -> bool:
+        cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+        return box[0] <= cx <= box[2] and box[1] <= cy <= box[3]
+    return not any(inside(b) for b, _ in vec.shapes) and not any(inside(b) for b in vec.fills)
 
 
 def _seg_box(kind: str, seg: tuple[float, float, float]) -> BBox:

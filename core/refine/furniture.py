@@ -34,6 +34,26 @@ def _band(e: Element, page: Page) -> str | None:
     return None
 
 
+def _outermost(page: Page) -> dict[str, str]:
+    """The text elements standing at the page's edge in its top/bottom band: the first two from the
+    top (the last two from the bottom) with white space between them and the text they sit above
+    (below). A body line near the top, one of a paragraph's evenly spaced lines, is not among them."""
+    textual = sorted((e for e in page.elements if e.category in TEXTUAL + (C.PAGE_HEADER, C.PAGE_FOOTER)
+                      and e.text.strip()), key=lambda e: (e.bbox[1], e.bbox[0]))
+    found: dict[str, str] = {}
+    for band, stack in (("top", textual), ("bottom", textual[::-1])):
+        for n in (1, 2):  # the outermost one, or two stacked lines (a running head over its page number)
+            group, after = stack[:n], stack[n] if len(stack) > n else None
+            if len(group) < n or any(_band(e, page) != band for e in group):
+                break
+            height = max(max(e.bbox[3] - e.bbox[1], 1.0) for e in group)
+            edge = group[-1]
+            gap = 0.0 if after is None else (after.bbox[1] - edge.bbox[3] if band == "top" else edge.bbox[1] - after.bbox[3])
+            if after is None or gap >= 0.8 * height:
+                found.update({e.id: band for e in group})
+    return found
+
+
 def _small_print_in_margin(doc: Document) -> dict[str, str]:
     """Small print at the very top or bottom edge (a form number "様式第3号" above a one-page form)."""
     body = body_size(doc)
@@ -58,10 +78,11 @@ def repeated_furniture(doc: Document) -> Document:
     bare page numbers and copyright lines in the top/bottom margin."""
     candidates: dict[tuple[str, str], list[tuple[float, int, str]]] = {}
     for page in doc.pages:
+        outer = _outermost(page)
         for e in page.elements:
             if e.category not in TEXTUAL + (C.PAGE_HEADER, C.PAGE_FOOTER) or not e.text.strip():
                 continue
-            band = _band(e, page)
+            band = outer.get(e.id)
             if band:
                 key = (digits_masked(e.text)[:80], band)
                 candidates.setdefault(key, []).append(((e.bbox[1] + e.bbox[3]) / 2, page.number, e.id))

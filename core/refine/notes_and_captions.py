@@ -135,3 +135,70 @@ def _split_edge_caption(doc_id: str, e: Element) -> list[Element]:
                           attrs=freeze_attrs({"size": line[2]}))
         return [caption, shrunk] if position == "top" else [shrunk, caption]
     return [e]
+
+
+# ---------------------------------------------------------------------------------------------
+# caption_title: a caption box holding only its number takes the title line that continues it
+# ---------------------------------------------------------------------------------------------
+_NUMBER_ONLY = re.compile(r"^(?:図表|図|表|写真|グラフ|Figure|Fig\.?|Table|Chart|Exhibit)\s*"
+                          r"[0-9IVX]+(?:\s*[-‐‑–.．]\s*[0-9IVX]+)*\s*[.:：]?$", re.I)
+_TITLE_MAX = 80
+
+
+def caption_title(doc: Document) -> Document:
+    """"図表Ⅰ-4-1-1" alone in its box: the next element in reading order holds its title, as a short
+    line of its own or as the first row (line) of the table or figure the model drew around it.
+    The caption takes the title; the table or figure no longer repeats it."""
+    def on_page(page: Page) -> list[Element]:
+        out = list(page.elements)
+        k = 0
+        while k < len(out) - 1:
+            e = out[k]
+            if e.category is C.CAPTION and _NUMBER_ONLY.match(nfkc(e.text.strip())):
+                taken = _take_title(doc.doc_id, e, out[k + 1])
+                if taken is not None:
+                    caption, rest = taken
+                    out[k:k + 2] = [caption] + ([rest] if rest is not None else [])
+            k += 1
+        return out
+    return map_pages(doc, on_page)
+
+
+def _short_title(text: str) -> bool:
+    text = text.strip()
+    return 0 < len(text) <= _TITLE_MAX and not text.endswith(("。", ".")) and not looks_like_caption(text)
+
+
+def _with_title(e: Element, title: str, box) -> Element:
+    bbox = (min(e.bbox[0], box[0]), min(e.bbox[1], box[1]), max(e.bbox[2], box[2]), max(e.bbox[3], box[3]))
+    return replace(e, text=f"{e.text.strip()} {title.strip()}", bbox=bbox).touched_by("caption_title")
+
+
+def _take_title(doc_id: str, caption: Element, nxt: Element) -> tuple[Element, Element | None] | None:
+    if nxt.category in (C.TEXT, C.SECTION_HEADER) and _short_title(nxt.text) and "\n" not in nxt.text.strip():
+        return _with_title(caption, nxt.text, nxt.bbox), None
+    if nxt.category is C.TABLE and nxt.attr("rows"):
+        rows = [tuple(r) for r in nxt.attr("rows")]
+        number = squash(caption.text)
+        cells = [c for c in rows[0] if str(c).strip() and squash(str(c)) != number]
+        if len(cells) == 1 and _short_title(str(cells[0])):
+            attrs = dict(nxt.attrs)
+            attrs.update(rows=tuple(rows[1:]), n_rows=len(rows) - 1)
+            text = "\n".join(" | ".join(r) for r in rows[1:])
+            table = replace(nxt, text=text, attrs=freeze_attrs(attrs)).touched_by("caption_title")
+            return _with_title(caption, str(cells[0]), caption.bbox), table
+        return None
+    if nxt.category is C.PICTURE and nxt.attr("lines"):
+        lines = sorted(stored_lines(nxt), key=lambda ln: (ln[0][1], ln[0][0]))
+        box, first = lines[0][0], lines[0][1]
+        if squash(first) == squash(caption.text) and len(lines) > 1:
+            lines = lines[1:]
+            box, first = lines[0][0], lines[0][1]
+        if box[1] <= nxt.bbox[1] + 0.25 * (nxt.bbox[3] - nxt.bbox[1]) and _short_title(first):
+            rest = [ln for ln in stored_lines(nxt) if ln[0] != box or ln[1] != first]
+            attrs = dict(nxt.attrs)
+            attrs["lines"] = tuple((*b, t, s, k) for b, t, s, k in rest)
+            text = join_lines([t for _, t, _, _ in sorted(rest, key=lambda ln: (ln[0][1], ln[0][0]))])
+            picture = replace(nxt, text=text, attrs=freeze_attrs(attrs)).touched_by("caption_title")
+            return _with_title(caption, first, box), picture
+    return None

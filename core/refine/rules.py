@@ -19,7 +19,7 @@ from core.refine.code_and_formula import code_monospace, formula
 from core.refine.form_table import form_table
 from core.refine.furniture import decorative, repeated_furniture
 from core.refine.index_and_references import document_index, references
-from core.refine.notes_and_captions import caption_prefix, footnote_marker
+from core.refine.notes_and_captions import caption_prefix, caption_title, footnote_marker
 from core.refine.selection_marks import selection_glyph
 from core.refine.spread import spreads
 from core.refine.titles_and_headings import article_heading, document_title, heading_split
@@ -35,6 +35,7 @@ RULES: tuple[tuple[str, Rule], ...] = (
     ("repeated_furniture", repeated_furniture),
     ("footnote_marker", footnote_marker),
     ("caption_prefix", caption_prefix),
+    ("caption_title", caption_title),
     ("document_index", document_index),
     ("references", references),
     ("article_heading", article_heading),

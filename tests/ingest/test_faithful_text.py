@@ -1,0 +1,137 @@
+"""Faithful text (issue 10): what the elements say is what is printed, on PDFs built here."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from core.categories import Category
+from core.chunks.chunking import build_chunks
+from core.corpus_check import is_bad_char
+from core.ingest.pdf import parse_pdf
+from core.refine.rules import refine
+from core.store.records import doc_id_for, sha256_of
+from pdf_builders import build_pdf, control_char_pdf, line_numbered_page
+
+C = Category
+ENGINES = ("fast", "layout")
+
+
+def ingest(data: bytes, engine: str = "fast"):
+    sha = sha256_of(data)
+    return refine(parse_pdf(data, doc_id=doc_id_for(sha), sha256=sha, filename="t.pdf", engine=engine).document)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_control_characters_are_dropped_and_recorded(engine):
+    doc = ingest(control_char_pdf(), engine)
+    texts = [e.text for e in doc.elements()]
+    assert not any(is_bad_char(ch) for t in texts for ch in t)
+    hit = next(e for e in doc.elements() if "rld" in e.text)
+    assert hit.text.startswith("Hll w")  # the element is kept, only the broken characters go
+    assert "dropped_unmappable_glyphs" in hit.rules and hit.attr("dropped_glyphs") == 3
+    chunks = build_chunks(doc, "default")
+    assert chunks and not any(is_bad_char(ch) for c in chunks for ch in c.text)
+
+
+BODY = ["この指針は、事業者が生成AIを利用する際に留意すべき事項として、イノベーシ",
+        "ョンの促進とリスクの緩和を両立する枠組みを示すものであり、各主体が自主的",
+        "に取り組むことを期待する。データを判別し",
+        "てラベリングする作業は、人間の判断を介在させることが望ましい。また、",
+        "利用者への説明責任を果たすため、記録を残すことが重要である。さらに、",
+        "関係者間で情報を共有し、継続的に見直すことが求められる。以上を踏まえ、",
+        "本指針を定める。"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_margin_line_numbers_never_join_a_word(engine):
+    doc = ingest(build_pdf(lambda p: line_numbered_page(p, BODY)), engine)
+    body = "".join(e.text for e in doc.elements() if e.category is not C.DECORATIVE)
+    assert "イノベーション" in body and "判別してラベリング" in body
+    assert not re.search(r"[ぁ-んァ-ヶー一-龥][0-9]+[ぁ-んァ-ヶー一-龥]", body)
+    numbers = [e for e in doc.elements() if e.attr("kind") == "line_numbers"]
+    assert len(numbers) == 1 and numbers[0].text.split() == [str(i) for i in range(1, 8)]
+    assert numbers[0].category is C.DECORATIVE and "line_numbers" in numbers[0].rules
+
+
+def test_numbered_list_is_not_taken_for_line_numbers():
+    def page(p):
+        for i in range(6):  # items with a paragraph between them: list numbers, kept in their items
+            p.insert_text((72, 100 + i * 60), f"{i + 1}", fontname="japan", fontsize=10.5)
+            p.insert_text((100, 100 + i * 60), f"項目{i + 1}の説明文です。", fontname="japan", fontsize=10.5)
+    doc = ingest(build_pdf(page))
+    assert not [e for e in doc.elements() if e.attr("kind") == "line_numbers"]
+
+
+def chart(p):
+    """A bar chart's labels side by side: each bar's year over its amount, the bars drawn as shapes."""
+    for i, (year, amount) in enumerate([("H28FY補正", "約50億円※1"), ("R1FY補正", "20億円"), ("R2FY補正", "30億円")]):
+        x = 100 + i * 140
+        p.draw_rect((x, 200, x + 60, 300), color=(0, 0, 0), fill=(0.3, 0.5, 0.8))
+        p.insert_text((x, 170), year, fontname="japan", fontsize=9)
+        p.insert_text((x, 184), amount, fontname="japan", fontsize=9)
+    p.draw_line((90, 305), (520, 305), color=(0, 0, 0))
+    p.draw_line((90, 140), (90, 305), color=(0, 0, 0))
+
+
+def test_picture_labels_are_read_column_by_column():
+    doc = ingest(build_pdf(chart))
+    picture = next(e for e in doc.elements() if e.category is C.PICTURE and "補正" in e.text)
+    assert picture.text.index("H28FY補正") < picture.text.index("約50億円※1") < picture.text.index("R1FY補正")
+    assert picture.text.index("R1FY補正") < picture.text.index("20億円") < picture.text.index("R2FY補正")
+
+
+def chapter_tab(p):
+    """A vertical chapter tab "第4章": 第 and 章 set vertically, the 4 horizontally between them."""
+    p.draw_rect((528, 80, 568, 170), color=None, fill=(0.2, 0.4, 0.7), radius=0.2)  # a rounded tab: a figure
+    p.insert_text((540, 100), "第", fontname="japan", fontsize=14, rotate=270)
+    p.insert_text((546, 124), "4", fontname="japan", fontsize=13)
+    p.insert_text((540, 130), "章", fontname="japan", fontsize=14, rotate=270)
+    p.insert_text((72, 120), "本文の段落です。デジタル技術の課題と対応策を述べる。", fontname="japan", fontsize=10.5)
+
+
+def test_vertical_tab_reads_top_to_bottom():
+    doc = ingest(build_pdf(chapter_tab))
+    joined = "".join(e.text for e in doc.elements())
+    assert "第4章" in joined and "4第章" not in joined
+
+
+def ruled_form(p):
+    """A form's ruled area that is no full grid (rules of different lengths, two dividers) with
+    its labels and filled-in values: what the fast engine used to call a vector figure."""
+    for i in range(10):
+        y = 100 + i * 24
+        p.draw_line((40, y + 8), (560 if i in (0, 5) else 300 + 25 * i, y + 8), color=(0, 0, 0), width=0.6)
+        p.insert_text((44, y + 4), f"{i + 1}a Name of filer line {i + 1}", fontname="helv", fontsize=8)
+        p.insert_text((320, y + 4), f"Value {i + 1}: 12,{i}00", fontname="helv", fontsize=8)
+    p.draw_line((310, 110), (310, 300), color=(0, 0, 0), width=0.6)
+    p.draw_line((480, 120), (480, 260), color=(0, 0, 0), width=0.6)
+
+
+def test_text_dense_ruled_area_is_not_a_picture():
+    doc = ingest(build_pdf(ruled_form))
+    in_pictures = "".join(e.text for e in doc.elements() if e.category is C.PICTURE)
+    assert "Name of filer" not in in_pictures
+    texts = [e.text for e in doc.elements() if e.category is not C.PICTURE]
+    assert any("Name of filer line 3" in t for t in texts) and any("Value 7" in t for t in texts)
+    assert "1" in dict(doc.meta_value("rulings"))  # the rulings stay for forms pairing
+
+
+def monthly_report_page(n: int):
+    """A report page whose body starts high on the page, with lines that differ only in numbers."""
+    def page(p):
+        p.insert_text((72, 40), f"月次報告 第{n}号", fontname="japan", fontsize=9)
+        for i in range(3):
+            p.insert_text((72, 85 + i * 16), f"項目{i + 1}の売上は{n * 10 + i}億円でした", fontname="japan", fontsize=10.5)
+        p.insert_text((72, 400), f"本文は通常の段落{n}です。", fontname="japan", fontsize=10.5)
+        p.insert_text((290, 800), f"- {n} -", fontname="japan", fontsize=9)
+    return page
+
+
+def test_repeated_body_lines_near_the_top_are_not_furniture():
+    doc = ingest(build_pdf(*[monthly_report_page(n) for n in range(1, 6)]))
+    for page in doc.pages:
+        cats = {e.text: e.category for e in page.elements}
+        assert cats[f"月次報告 第{page.number}号"] is C.PAGE_HEADER and cats[f"- {page.number} -"] is C.PAGE_FOOTER
+        assert all(cat is C.TEXT for t, cat in cats.items() if t.startswith("項目")), cats
+    assert any("項目2の売上は31億円" in c.text for c in build_chunks(doc, "default"))
