@@ -207,6 +207,16 @@ def test_cli_writes_docling_json_that_docling_core_validates(samples, kitei, tmp
     assert cli_main(["chunks", doc_id, "--format", "docling", "--out", str(out), "--workspace", str(samples.root)]) == 0
     parsed = docling.DoclingDocument.model_validate(json.loads(out.read_text(encoding="utf-8")))
     assert parsed.texts and parsed.pages
+    # and back through our Docling importer: every element's page, category and text (a Docling
+    # picture carries no text of its own, so a picture comes back without the words drawn in it)
+    from core.ingest.importers import parse_import
+    from core.review.corrections import corrected_document
+
+    def seen(doc):
+        return sorted((e.page, e.category.value, "" if e.category.value == "picture" else e.text)
+                      for e in doc.elements())
+    again = parse_import(out.read_bytes(), "docling", out.name)
+    assert seen(again) == seen(corrected_document(samples, doc_id))
     assert cli_main(["chunks", doc_id, "--format", "docling", "--metadata", "flat",
                      "--workspace", str(samples.root)]) == 2
     assert "--metadata flat applies to chunk exports" in capsys.readouterr().err
