@@ -159,10 +159,13 @@ def cli_evaluate(args: argparse.Namespace, ws: Workspace) -> int:
     _print_anchor_warnings(anchoring)
     report = evaluate_workspace(ws, anchored, policies, retrievers, config)
     if report.skipped_evidence:
-        print(f"warning: {report.skipped_evidence} evidence item(s) could not be anchored and were not scored",
-              file=sys.stderr)
+        print(f"warning: {report.skipped_evidence} evidence item(s) could not be anchored; their questions "
+              "count as misses", file=sys.stderr)
     if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False))
+        out = report.to_json()
+        out["unanchored"] = [{"id": r.item_id, "reasons": [res.note for _, res in r.problems]}
+                             for r in anchoring.items if not r.ok]
+        print(json.dumps(out, ensure_ascii=False))
         return 0
     print(render_tables(report))
     return 0

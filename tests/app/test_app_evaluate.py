@@ -89,3 +89,24 @@ def test_the_bm25_tokenizer_can_be_switched_to_bigrams(gold_workspace):
     at.button(key="rli:eval:run_button").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.dataframe[0].value["n"].iloc[0] >= 25
+
+
+def test_questions_that_cannot_be_anchored_are_counted_as_misses_and_zero_is_not_green(sample_workspace):
+    """Every question's quote is missing from its page: 0% headline, not green; no bars to draw."""
+    ws = Workspace(sample_workspace)
+    try:
+        items = parse_gold_jsonl(GOLD.read_text(encoding="utf-8"))[:3]
+        broken = [i.__class__.from_dict({**i.to_dict(), "evidence": [
+            {"record_id": None, "page": 1, "bbox": None, "quote": "この文はどの頁にも書かれていない"}]}) for i in items]
+        import_gold(ws, broken)
+    finally:
+        ws.close()
+    at = run_evaluation(sample_workspace)
+    page_text = texts(at)
+    assert "Questions: 3 total · 0 anchored · 3 scored" in page_text
+    default = at.metric[0]
+    assert default.value == "0.0%"
+    naive = at.metric[1]
+    assert naive.value == "0.0%" and naive.delta == "+0.0 pt"
+    assert naive.proto.color != naive.proto.MetricColor.GREEN  # old page: a "+0.0 pt" delta drawn in green
+    assert "Nothing to draw" in page_text
