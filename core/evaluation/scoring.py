@@ -60,6 +60,7 @@ class EvidenceUnit:
     category: str  # the element's category in the corrected Document ("page" for page-only evidence)
     text: str  # what must appear in the budget prefix: the quote, else the element's text
     anchored: bool = True  # False: the quote was not found in the document; a miss everywhere
+    also: tuple[str, ...] = ()  # further elements holding parts of the quote: citing any of them covers it
 
     @property
     def element_key(self) -> tuple[str, str] | None:
@@ -91,8 +92,9 @@ def question_from_item(item: GoldItem, doc: Document | None) -> Question:
     for ev in item.evidence:
         if ev.level == ANCHORED and ev.record_id in index:
             element = index[ev.record_id]
+            also = tuple(a for a in ev.also if a in index)
             units.append(EvidenceUnit(item.doc_id, element.id, element.page, element.category.value,
-                                      ev.quote or element.text))
+                                      ev.quote or element.text, also=also))
         elif ev.level == PAGE_ONLY or (ev.level == ANCHORED and ev.page):
             # an id the document no longer has still tells us the page
             units.append(EvidenceUnit(item.doc_id, None, ev.page, "page", ev.quote))
@@ -247,11 +249,13 @@ def score_question(question: Question, retrieved: Sequence[RetrievedChunk], scop
 
     # unanchored evidence (or none at all) is a unit nothing covers, at both levels: a miss
     missing = sum(not u.anchored for u in question.evidence) + (0 if question.evidence else 1)
-    covered_e = [_element_keys(c) & element_units for c in chunks]
+    alias = {(u.doc_id, rid): u.element_key for u in question.evidence if u.element_key
+             for rid in (u.record_id, *u.also)}
+    covered_e = [frozenset(alias[k] for k in _element_keys(c) if k in alias) for c in chunks]
     covered_p = [frozenset(k for k in page_units if _page_covers(c, k)) for c in chunks]
     levels: dict[str, LevelScore] = {}
     if element_units or missing:
-        n_rel = sum(1 for c in scope_chunks if _element_keys(c) & element_units)
+        n_rel = sum(1 for c in scope_chunks if _element_keys(c) & alias.keys())
         levels["element"] = _level_score(covered_e, len(element_units) + missing, n_rel, ks)
     if page_units or missing:
         n_rel = sum(1 for c in scope_chunks if any(_page_covers(c, k) for k in page_units))

@@ -251,3 +251,10 @@ def test_two_policies_with_the_same_name_are_reported_separately(fast_samples_ro
     out = run_json(capsys, "evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
                    "--policy", "default", "--policy", str(toml), "--json")
     assert {r["policy"] for r in out["results"]} == {"default", "default #2"}
+
+
+def test_evidence_anchored_to_a_region_is_covered_by_a_chunk_citing_any_of_its_elements():
+    labels = chunk("c", "2024年度 売上高", ["lab0"])
+    q = Question("q", "?", "d", (EvidenceUnit("d", "lab3", 1, "text", "2024年度 売上高", also=("lab0",)),))
+    result = score_question(q, ranked(labels), [labels], (1,), (100,))
+    assert result.levels["element"].hit[1] == 1.0 and result.budget == {100: 1.0}
