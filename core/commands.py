@@ -152,7 +152,8 @@ def cli_evaluate(args: argparse.Namespace, ws: Workspace) -> int:
     policies = args.policies or ["default", "naive"]
     retrievers = args.retrievers or ["bm25"]
     options = RetrieverOptions(dense_model_path=getattr(args, "dense_model", None) or os.environ.get(DENSE_MODEL_ENV))
-    config = EvalConfig(ks=ks, budgets=budgets, scope=getattr(args, "scope", "corpus"), options=options)
+    config = EvalConfig(ks=ks, budgets=budgets, scope=getattr(args, "scope", "corpus"), options=options,
+                        expansion=_expansion(args))
     path = Path(args.gold)
     # anchored against the current corrected documents by the same rules as `gold import`, not stored
     anchored, anchoring = anchor_items(ws, parse_gold_jsonl(path.read_text(encoding="utf-8"), origin=str(path)))
@@ -169,6 +170,15 @@ def cli_evaluate(args: argparse.Namespace, ws: Workspace) -> int:
         return 0
     print(render_tables(report))
     return 0
+
+
+def _expansion(args: argparse.Namespace):
+    from core.evaluation.modes import PageExpansion
+
+    chars, neighbours = getattr(args, "expand_pages", 0) or 0, getattr(args, "neighbours", 0) or 0
+    if chars < 0 or neighbours < 0:
+        raise BadInput(f"--expand-pages and --neighbours must be >= 0, got {chars} and {neighbours}")
+    return PageExpansion(small_below=chars, neighbours=neighbours) if chars else None
 
 
 def _document_line(record: DocumentRecord) -> dict[str, Any]:

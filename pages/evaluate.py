@@ -16,6 +16,7 @@ import streamlit as st
 from core.chunks.policy import load_policy, policy_from_mapping
 from core.errors import InspectorError
 from core.evaluation.gold import GoldItem, all_tags, anchor_items, load_items, parse_gold_jsonl
+from core.evaluation.modes import PageExpansion
 from core.evaluation.retrieval import RETRIEVERS, RetrieverOptions
 from core.evaluation.scoring import EvalConfig, EvaluationReport, QuestionResult, evaluate_workspace
 from core.evaluation.tokenize import TokenizerSpec
@@ -100,13 +101,18 @@ def settings() -> tuple[list, list[str], EvalConfig] | None:
                                  help="Sudachi split mode A is finest, C keeps compounds whole; bigram needs no dictionary.")
         scope = st.radio("Scope", ["corpus", "routed"], horizontal=True, key="rli:eval:scope",
                          format_func={"corpus": "one index over all documents",
-                                      "routed": "one per document, question routed to its own"}.__getitem__)
+                                      "routed": "one per document, routed by the document the question names "
+                                                "(or its best)"}.__getitem__)
+        expand = st.number_input("Page expansion: a first hit shorter than this many characters hands up its "
+                                 "whole page (0 = off)", min_value=0, max_value=5000, value=0, step=100,
+                                 key="rli:eval:expand")
     if not policies or not retrievers or not ks or not budgets:
         st.caption("Pick at least one policy, retriever, k and budget.")
         return None
     kind, _, mode = tokenizer.partition("-")
     options = RetrieverOptions(tokenizer=TokenizerSpec(kind=kind, mode=mode or "B"), dense_model_path=dense_path or None)
-    config = EvalConfig(ks=tuple(sorted(ks)), budgets=tuple(sorted(budgets)), scope=scope, options=options)
+    config = EvalConfig(ks=tuple(sorted(ks)), budgets=tuple(sorted(budgets)), scope=scope, options=options,
+                        expansion=PageExpansion(small_below=int(expand)) if expand else None)
     return policies, retrievers, config
 
 

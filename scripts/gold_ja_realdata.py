@@ -16,14 +16,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-REALDATA = ROOT.parent / "shared" / "realdata" / "pdfs" / "ja"
-if not REALDATA.is_dir():
-    REALDATA = Path("/work/shared/realdata/pdfs/ja")
+REALDATA = Path(os.environ.get("RLI_REALDATA") or ROOT.parent / "shared" / "realdata") / "pdfs" / "ja"
 OUT = ROOT / "sample_docs" / "gold_ja_realdata.jsonl"
 KINDS = ("body", "table", "figure", "footnote", "list")
 

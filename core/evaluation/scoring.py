@@ -35,6 +35,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from core.errors import BadInput
 from core.evaluation.gold import ANCHORED, PAGE_ONLY, GoldItem, match_text
+from core.evaluation.modes import DocumentRouter, PageExpansion, expand_pages
 from core.evaluation.retrieval import RETRIEVERS, SCOPES, ChunkSearch, RetrievedChunk, RetrieverOptions
 from core.model import Chunk, Document
 
@@ -312,8 +313,9 @@ def _found_within(unit: EvidenceUnit, chunks: Sequence[Chunk], prefix: str, ends
 class EvalConfig:
     ks: tuple[int, ...] = DEFAULT_KS  # cut-offs for hit/recall/nDCG
     budgets: tuple[int, ...] = DEFAULT_BUDGETS  # context budgets in characters
-    scope: str = "corpus"  # corpus: one index over all chunks; routed: one per document, question routed to its own
+    scope: str = "corpus"  # corpus: one index over all chunks; routed: one per document, the question routed (modes.py)
     options: RetrieverOptions = field(default_factory=RetrieverOptions)
+    expansion: PageExpansion | None = None  # hand a small first hit's whole page up (modes.py)
 
     def __post_init__(self) -> None:
         if not self.ks or any(k < 1 for k in self.ks):
@@ -332,12 +334,26 @@ def evaluate_chunks(questions: Sequence[Question], chunks: Sequence[Chunk], poli
                     config: EvalConfig = EvalConfig(), progress: Progress | None = None) -> list[QuestionResult]:
     """Score one (policy, retriever) pair: `chunks` is the whole corpus that policy produced."""
     search = ChunkSearch(chunks, retriever, config.scope, config.options, progress)
+    router = DocumentRouter(chunks, retriever, config.options) if config.scope == "routed" else None
+    by_doc: dict[str, list[Chunk]] = {}
+    for c in chunks:
+        by_doc.setdefault(c.doc_id, []).append(c)
+    label = mode_label(retriever, config)
     results = []
     for q in questions:
-        retrieved = search.search(q.question, config.depth, q.doc_id)
-        scope = chunks if config.scope == "corpus" else [c for c in chunks if c.doc_id == q.doc_id]
-        results.append(score_question(q, retrieved, scope, config.ks, config.budgets, policy, retriever))
+        target = router.route(q.question) if router else None
+        retrieved = (search.search(q.question, config.depth, target) if target else []) if router else \
+            search.search(q.question, config.depth)
+        if config.expansion:
+            retrieved = expand_pages(retrieved, by_doc, config.expansion)
+        scope = chunks if router is None else by_doc.get(target or "", [])
+        results.append(score_question(q, retrieved, scope, config.ks, config.budgets, policy, label))
     return results
+
+
+def mode_label(retriever: str, config: EvalConfig) -> str:
+    """The retriever column names the mode too, so modes are rows of their own."""
+    return retriever + ("·routed" if config.scope == "routed" else "") + ("·pages" if config.expansion else "")
 
 
 def _mean(values: Sequence[float]) -> float | None:
