@@ -22,7 +22,10 @@ from core.evaluation.retrieval import ChunkSearch, RetrievedChunk, RetrieverOpti
 from core.model import Chunk
 
 MIN_NAME_CHARS = 3  # a shorter "name" (一, 序) is inside too many questions
-ROUTE_DEPTH = 10  # how many corpus-wide hits vote for the best document
+# How many corpus-wide hits vote for the best document. Measured on the gold set's tuning half
+# (57 questions, 5 documents): the top hit's document is right for 51, the top 3 for 49, the
+# summed top 10 for 38 (long documents win sums).
+ROUTE_DEPTH = 1
 
 
 @dataclass(frozen=True)
