@@ -7,8 +7,8 @@ chunks as policy knobs, each off in a bare policy and set in the default by meas
   starts with those words is left alone. Tables and figures get theirs too, so a table chunk knows
   the heading printed above it.
 - `join_under_chars`: a chunk shorter than this, or one of headings only, joins the next chunk of
-  its document when that one starts on the same or the next page, so tiny chunks do not crowd
-  rank 1. An atomic chunk (table, figure) is never joined into another.
+  its section (or a subsection) when that one starts on the same or the next page, so tiny chunks
+  do not crowd rank 1. Atomic chunks (table, figure, formula) are never joined, either way.
 - `footnote_sentence`: a chunk holding a footnote (＊1, ※1, 注1) whose mark sits in another chunk's
   body also holds the sentence with the mark, so the question's words and the note meet.
 """
@@ -49,7 +49,7 @@ def join_small(chunks: Sequence[Chunk], under: int) -> list[Chunk]:
     carry: Chunk | None = None
     for chunk in chunks:
         if carry is not None:
-            if carry.doc_id == chunk.doc_id and chunk.start_page - carry.end_page <= 1:
+            if _joins(carry, chunk):
                 chunk = _joined(carry, chunk)
             else:
                 out.append(carry)
@@ -64,6 +64,14 @@ def join_small(chunks: Sequence[Chunk], under: int) -> list[Chunk]:
     return out
 
 
+def _joins(small: Chunk, nxt: Chunk) -> bool:
+    """The next chunk is in the small one's section (or a subsection of it), nearby, and not atomic:
+    a table or formula keeps exactly its own elements."""
+    same_section = nxt.section_path[:len(small.section_path)] == small.section_path
+    return (small.doc_id == nxt.doc_id and same_section and not nxt.atomic
+            and nxt.start_page - small.end_page <= 1)
+
+
 def _joined(first: Chunk, second: Chunk) -> Chunk:
     refs = tuple(dict.fromkeys(first.refs + second.refs))
     return replace(second, id=second.id if second.id != first.id else second.id + "+",
@@ -74,16 +82,26 @@ def _joined(first: Chunk, second: Chunk) -> Chunk:
 
 
 def add_prefix(chunk: Chunk, mode: str, limit: int) -> Chunk:
-    path = [p for p in chunk.section_path if p.strip()]
+    path = [p.replace("\n", " ").strip() for p in chunk.section_path if p.strip()]
+    first_line = chunk.text.split("\n", 1)[0]
+    if path and _squash(" > ".join(path)) in _squash(first_line):
+        return chunk  # formula and code chunks name their section already ("関連見出し: …")
+    path = _not_yet_written(path[-1:] if mode == "heading" else path, _squash(chunk.text))
     if not path:
         return chunk
-    words = path[-1] if mode == "heading" else " > ".join(path)
-    words = words.replace("\n", " ").strip()
+    words = " > ".join(path)
     if len(words) > limit:
         words = words[-limit:] if mode == "path" else words[:limit]
-    if _squash(chunk.text).startswith(_squash(words)):
-        return chunk
     return replace(chunk, text=f"{words}\n{chunk.text}")
+
+
+def _not_yet_written(path: list[str], text: str) -> list[str]:
+    """The leading headings of `path` the text does not already start with (a chunk that opens
+    with "第1章 総則 / 第1条" needs only the document title in front)."""
+    for cut in range(len(path)):
+        if text.startswith(_squash("".join(path[cut:]))):
+            return path[:cut]
+    return path
 
 
 def add_marked_sentence(chunk: Chunk, chunks: Sequence[Chunk]) -> Chunk:

@@ -63,3 +63,16 @@ def test_policy_knobs_are_validated_with_the_bad_value_quoted():
         policy_from_mapping({"join_under_chars": -1})
     knobs = policy_from_mapping({"context_prefix": "path", "join_under_chars": 150, "footnote_sentence": True})
     assert (knobs.context_prefix, knobs.join_under_chars, knobs.footnote_sentence) == ("path", 150, True)
+
+
+def test_a_tiny_chunk_does_not_join_another_section_or_an_atomic_chunk():
+    short = chunk("s", "第1条 目的のみ。", path=("規程", "第1条"))
+    other_section = chunk("o", "別の条の本文。" * 20, path=("規程", "第2条"))
+    formula = chunk("f", "式: S = T + H", (Category.FORMULA,), path=("規程", "第1条"), atomic=True)
+    assert [c.id for c in join_small([short, other_section], 50)] == ["s", "o"]
+    assert [c.id for c in join_small([short, formula], 50)] == ["s", "f"]
+
+
+def test_headings_the_chunk_already_opens_with_are_not_repeated_in_the_prefix():
+    c = chunk("c", "第1章　総則\n第1条（目的）\n本規程は…", path=("経費精算規程", "第1章 総則", "第1条（目的）"))
+    assert add_prefix(c, "path", 60).text.startswith("経費精算規程\n第1章")
