@@ -70,8 +70,17 @@ def test_several_retrievers_and_a_routed_scope_give_one_row_per_policy_retriever
     at.button(key="rli:eval:run_button").click().run()
     assert not at.exception, [e.value for e in at.exception]
     table = at.dataframe[0].value
-    assert len(table) == 3 * 2 and set(table["retriever"]) == {"bm25", "tfidf", "fusion"}
+    assert len(table) == 3 * 2 and set(table["retriever"]) == {"bm25·routed", "tfidf·routed", "fusion·routed"}
     assert "scope routed" in texts(at)
+
+
+def test_page_expansion_is_a_mode_of_its_own_beside_plain_bm25(gold_workspace):
+    at = open_page("pages/evaluate.py", gold_workspace)
+    at.multiselect(key="rli:eval:policies").set_value(["default"]).run()
+    at.number_input(key="rli:eval:expand").set_value(400).run()
+    at.button(key="rli:eval:run_button").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert set(at.dataframe[0].value["retriever"]) == {"bm25·pages"}
 
 
 def test_dense_without_a_model_folder_is_explained_not_downloaded(gold_workspace):
