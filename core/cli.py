@@ -88,7 +88,11 @@ def build_parser() -> argparse.ArgumentParser:
                    choices=("bm25", "tfidf", "fusion", "dense"), help="repeat to compare (default: bm25)")
     p.add_argument("--k", default="1,3,5,10", help="comma-separated cut-offs")
     p.add_argument("--budget", default="500,1000,2000,4000", help="context budgets in characters")
-    p.add_argument("--scope", choices=("corpus", "routed"), default="corpus")
+    p.add_argument("--scope", choices=("corpus", "routed"), default="corpus",
+                   help="routed: one index per document, the question routed by the document it names or its best")
+    p.add_argument("--expand-pages", type=int, metavar="CHARS", default=0,
+                   help="page expansion: a first hit shorter than CHARS hands up its whole page")
+    p.add_argument("--neighbours", type=int, default=0, help="with --expand-pages: pages either side as well")
     p.add_argument("--json", action="store_true")
 
     corpus_check.add_parser(sub, common)

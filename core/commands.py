@@ -215,7 +215,8 @@ def cli_evaluate(args: argparse.Namespace, ws: Workspace) -> int:
     policies = args.policies or ["default", "naive"]
     retrievers = args.retrievers or ["bm25"]
     options = RetrieverOptions(dense_model_path=getattr(args, "dense_model", None) or os.environ.get(DENSE_MODEL_ENV))
-    config = EvalConfig(ks=ks, budgets=budgets, scope=getattr(args, "scope", "corpus"), options=options)
+    config = EvalConfig(ks=ks, budgets=budgets, scope=getattr(args, "scope", "corpus"), options=options,
+                        expansion=_expansion(args))
     path = Path(args.gold)
     # anchored against the current corrected documents by the same rules as `gold import`, not stored
     anchored, anchoring = anchor_items(ws, parse_gold_jsonl(read_utf8(path, "one gold/v1 JSON object per line"),
@@ -223,16 +224,28 @@ def cli_evaluate(args: argparse.Namespace, ws: Workspace) -> int:
     _print_anchor_warnings(anchoring)
     report = evaluate_workspace(ws, anchored, policies, retrievers, config)
     if report.skipped_evidence:
-        print(f"warning: {report.skipped_evidence} evidence item(s) could not be anchored and were not scored",
-              file=sys.stderr)
+        print(f"warning: {report.skipped_evidence} evidence item(s) could not be anchored; their questions "
+              "count as misses", file=sys.stderr)
     if args.json:
         from core.forms.masking import workspace_masker
 
+        out = report.to_json()
+        out["unanchored"] = [{"id": r.item_id, "reasons": [res.note for _, res in r.problems]}
+                             for r in anchoring.items if not r.ok]
         masker = workspace_masker(ws, [i.doc_id for i in anchored])  # per-question rows repeat the quotes
-        print(json.dumps(masker.json(report.to_json()), ensure_ascii=False))
+        print(json.dumps(masker.json(out), ensure_ascii=False))
         return 0
     print(render_tables(report))
     return 0
+
+
+def _expansion(args: argparse.Namespace):
+    from core.evaluation.modes import PageExpansion
+
+    chars, neighbours = getattr(args, "expand_pages", 0) or 0, getattr(args, "neighbours", 0) or 0
+    if chars < 0 or neighbours < 0:
+        raise BadInput(f"--expand-pages and --neighbours must be >= 0, got {chars} and {neighbours}")
+    return PageExpansion(small_below=chars, neighbours=neighbours) if chars else None
 
 
 def _document_line(record: DocumentRecord) -> dict[str, Any]:

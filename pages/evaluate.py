@@ -16,6 +16,7 @@ import streamlit as st
 from core.chunks.policy import load_policy, policy_from_mapping
 from core.errors import InspectorError
 from core.evaluation.gold import GoldItem, all_tags, anchor_items, load_items, parse_gold_jsonl
+from core.evaluation.modes import PageExpansion
 from core.evaluation.retrieval import RETRIEVERS, RetrieverOptions
 from core.evaluation.scoring import EvalConfig, EvaluationReport, QuestionResult, evaluate_workspace
 from core.evaluation.tokenize import TokenizerSpec
@@ -48,8 +49,8 @@ def gold_questions(ws) -> list[GoldItem] | None:
         anchored, report = anchor_items(ws, items)  # anchored here, not stored
         problems = sum(not r.ok for r in report.items)
         if problems:
-            st.warning(f"{problems} question(s) have evidence that could not be anchored; it is left out of "
-                       "the scores (import the file on the Gold page to see which).")
+            st.warning(f"{problems} question(s) have evidence that could not be anchored; they count as misses "
+                       "(import the file on the Gold page to see why).")
         return anchored
     everything = load_items(ws)
     if not everything:
@@ -100,13 +101,18 @@ def settings() -> tuple[list, list[str], EvalConfig] | None:
                                  help="Sudachi split mode A is finest, C keeps compounds whole; bigram needs no dictionary.")
         scope = st.radio("Scope", ["corpus", "routed"], horizontal=True, key="rli:eval:scope",
                          format_func={"corpus": "one index over all documents",
-                                      "routed": "one per document, question routed to its own"}.__getitem__)
+                                      "routed": "one per document, routed by the document the question names "
+                                                "(or its best)"}.__getitem__)
+        expand = st.number_input("Page expansion: a first hit shorter than this many characters hands up its "
+                                 "whole page (0 = off)", min_value=0, max_value=5000, value=0, step=100,
+                                 key="rli:eval:expand")
     if not policies or not retrievers or not ks or not budgets:
         st.caption("Pick at least one policy, retriever, k and budget.")
         return None
     kind, _, mode = tokenizer.partition("-")
     options = RetrieverOptions(tokenizer=TokenizerSpec(kind=kind, mode=mode or "B"), dense_model_path=dense_path or None)
-    config = EvalConfig(ks=tuple(sorted(ks)), budgets=tuple(sorted(budgets)), scope=scope, options=options)
+    config = EvalConfig(ks=tuple(sorted(ks)), budgets=tuple(sorted(budgets)), scope=scope, options=options,
+                        expansion=PageExpansion(small_below=int(expand)) if expand else None)
     return policies, retrievers, config
 
 
@@ -137,11 +143,22 @@ def headline(report: EvaluationReport) -> None:
     for column, row in zip(st.columns(min(len(rows), 4) or 1), rows):
         value = row[f"budget_recall@{n}"]
         delta = None if value is None or base is None or row is rows[0] else f"{(value - base) * 100:+.1f} pt"
-        column.metric(f"{row['policy']} · {row['retriever']}", "—" if value is None else f"{value:.1%}", delta)
+        column.metric(f"{row['policy']} · {row['retriever']}", "—" if value is None else f"{value:.1%}", delta,
+                      delta_color=headline_colour(value))
+    counts = report.counts()
     chunks = ", ".join(f"{p}: {c} chunks" for p, c in report.chunk_counts.items())
-    st.caption(f"{len(set(r.question.id for r in report.results))} question(s) · scope {report.config.scope} · "
-               f"{chunks}" + (f" · {report.skipped_evidence} unanchored evidence not scored"
-                              if report.skipped_evidence else ""))
+    st.markdown(f"**Questions: {counts['total']} total · {counts['anchored']} anchored · "
+                f"{counts['scored']} scored**")
+    st.caption(f"scope {report.config.scope} · {chunks} · a question whose evidence could not be anchored "
+               "counts as a miss in every figure")
+    if report.unanchored_ids():
+        st.warning(f"{len(report.unanchored_ids())} question(s) could not be anchored and count as misses: "
+                   + ", ".join(report.unanchored_ids()[:20]))
+
+
+def headline_colour(value: float | None) -> str:
+    """A zero (or missing) headline is never drawn in green, whatever its difference to the first run."""
+    return "normal" if value else "off"
 
 
 def metric_table(report: EvaluationReport) -> None:
@@ -173,12 +190,23 @@ def category_chart(report: EvaluationReport) -> None:
                      key="rli:eval:cat_budget")
     frame = pd.DataFrame(rows)
     frame["run"] = frame["policy"] + " · " + frame["retriever"]
-    chart = frame.pivot_table(index="category", columns="run", values=f"budget_recall@{n}")
     st.markdown(f"**Which evidence each policy loses** · evidence recall within {n:,} characters, by the "
                 "evidence element's category")
-    st.bar_chart(chart, stack=False)
+    chart = category_frame(frame, f"budget_recall@{n}")
+    if chart is None:
+        st.info(f"Nothing to draw: no evidence of any category was found within {n:,} characters.")
+    else:
+        st.bar_chart(chart, stack=False)
     with st.expander("Category table"):
         st.dataframe(frame.drop(columns=["run"]), hide_index=True, width="stretch")
+
+
+def category_frame(frame: pd.DataFrame, column: str) -> pd.DataFrame | None:
+    """Categories × runs with at least one bar taller than zero, else None (an empty chart says nothing)."""
+    values = frame.dropna(subset=[column])
+    if values.empty or not (values[column] > 0).any():
+        return None
+    return values.pivot_table(index="category", columns="run", values=column, aggfunc="mean").fillna(0.0)
 
 
 # ---- per question ---------------------------------------------------------------------------------------

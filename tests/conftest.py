@@ -4,6 +4,7 @@ Kept small and stable: other test modules rely on these names.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ settings.load_profile("rli")
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DOCS = ROOT / "sample_docs"
-REALDATA = ROOT.parent / "shared" / "realdata"
+REALDATA = Path(os.environ.get("RLI_REALDATA") or ROOT.parent / "shared" / "realdata")  # a worktree sits deeper
 
 
 @pytest.fixture

@@ -517,9 +517,12 @@ def build_chunks(doc: Document, policy: Policy | str, *, fields: Sequence[Any] |
 
 def layout_chunks(doc: Document, policy: Policy, skip: Iterable[str] = ()) -> list[Chunk]:
     """Evidence (cached per page) then section/size assembly: every chunk except the form ones."""
+    from core.chunks.context import with_context
+
     evidence = document_evidence(doc, policy, skip)
     drafts = _Assembler(doc, policy).run(evidence)
-    return _finish(doc, policy, drafts, evidence)
+    return with_context(_finish(doc, policy, drafts, evidence), policy.context_prefix,
+                        policy.context_prefix_chars, policy.join_under_chars, policy.footnote_sentence)
 
 
 def _interleave(doc: Document, chunks: list[Chunk], field_chunks: list[Chunk]) -> list[Chunk]:

@@ -42,6 +42,8 @@ class Evidence:
     bbox: BBox | None
     quote: str = ""
     anchored: bool = True  # False when an import could not find it in the document
+    method: str = ""  # how it was anchored: exact, lines-in-element, lines-in-region, id, box
+    also: tuple[str, ...] = ()  # further elements holding parts of the quote (a region of the page)
 
     def __post_init__(self) -> None:
         if self.page is not None and self.page < 1:
@@ -60,6 +62,10 @@ class Evidence:
                                "bbox": list(self.bbox) if self.bbox else None, "quote": self.quote}
         if not self.anchored:
             out["anchored"] = False
+        if self.method:
+            out["anchor"] = self.method
+        if self.also:
+            out["also"] = list(self.also)
         return out
 
     @classmethod
@@ -68,7 +74,8 @@ class Evidence:
         bbox = d.get("bbox")
         return cls(record_id=d.get("record_id") or None, page=int(page) if page is not None else None,
                    bbox=tuple(bbox) if bbox else None, quote=str(d.get("quote") or ""),
-                   anchored=bool(d.get("anchored", True)))
+                   anchored=bool(d.get("anchored", True)), method=str(d.get("anchor") or ""),
+                   also=tuple(str(a) for a in d.get("also") or ()))
 
 
 @dataclass(frozen=True)
@@ -173,11 +180,11 @@ def anchor_evidence(doc: Document, ev: Evidence) -> AnchorResult:
     if quote:
         return _anchor_by_quote(doc, ev, quote, index)
     if ev.record_id and ev.record_id in index:
-        return _resolved(ev, index[ev.record_id], "")
+        return _resolved(ev, index[ev.record_id], "", "id")
     if ev.page and ev.bbox and 1 <= ev.page <= doc.page_count:
         best = max(doc.page(ev.page).elements, key=lambda e: iou(e.bbox, ev.bbox), default=None)
         if best is not None and iou(best.bbox, ev.bbox) >= MIN_BBOX_IOU:
-            return _resolved(ev, best, "matched by page and box")
+            return _resolved(ev, best, "matched by page and box", "box")
         return _failed(ev, f"no element on page {ev.page} overlaps box {list(ev.bbox)} enough "
                            f"(IoU >= {MIN_BBOX_IOU}) and no quote was given")
     if ev.page and 1 <= ev.page <= doc.page_count:
@@ -195,12 +202,7 @@ def _anchor_by_quote(doc: Document, ev: Evidence, quote: str, index: Mapping[str
     on_page = [e for e in everywhere if e.page == ev.page] if ev.page else everywhere
     candidates = on_page or everywhere
     if not candidates:
-        where = f"on page {ev.page}" if ev.page else "in the document"
-        span = _spanning_elements(doc, quote, ev.page)
-        if span:
-            return _failed(ev, f"the quote runs across {len(span)} elements ({', '.join(span)}); "
-                               "give one evidence per element")
-        return _failed(ev, f"quote {ev.quote[:40]!r} is not found {where} (compared after NFKC, ignoring spaces)")
+        return _anchor_by_parts(doc, ev, quote, index)
 
     def preference(e: Element) -> tuple:
         # the named element, then the box the quote was taken from, then the most specific text
@@ -212,7 +214,26 @@ def _anchor_by_quote(doc: Document, ev: Evidence, quote: str, index: Mapping[str
         notes.append(f"quote found on page {best.page}, not on page {ev.page}")
     if len(candidates) > 1 and best.id != ev.record_id and not (ev.bbox and iou(best.bbox, ev.bbox) > 0):
         notes.append(f"quote matches {len(candidates)} elements; took {best.id} on page {best.page}")
-    return _resolved(ev, best, "; ".join(notes))
+    return _resolved(ev, best, "; ".join(notes), "exact")
+
+
+def _anchor_by_parts(doc: Document, ev: Evidence, quote: str, index: Mapping[str, Element]) -> AnchorResult:
+    """The quote in no one element: consecutive elements, then its lines in any order (anchoring.py)."""
+    from core.evaluation.anchoring import anchor_by_lines
+
+    span = _spanning_elements(doc, quote, ev.page)
+    if span:
+        first, *rest = (index[i] for i in span)
+        return _resolved(ev, first, f"the quote runs across {len(span)} consecutive elements", "span",
+                         tuple(e.id for e in rest))
+    by_lines = anchor_by_lines(doc, ev.quote, ev.page, match_text)
+    if by_lines:
+        first, *rest = by_lines.elements
+        return _resolved(ev, first, f"{by_lines.method}: {len(by_lines.elements)} element(s)", by_lines.method,
+                         tuple(e.id for e in rest))
+    where = f"on page {ev.page}" if ev.page else "in the document"
+    return _failed(ev, f"quote {ev.quote[:40]!r} is not found {where}, neither whole nor line by line "
+                       "(compared after NFKC, ignoring spaces)")
 
 
 def _spanning_elements(doc: Document, quote: str, page: int | None) -> list[str]:
@@ -228,8 +249,10 @@ def _spanning_elements(doc: Document, quote: str, page: int | None) -> list[str]
     return []
 
 
-def _resolved(ev: Evidence, element: Element, note: str) -> AnchorResult:
-    return AnchorResult(Evidence(element.id, element.page, element.bbox, ev.quote, True), ANCHORED, note)
+def _resolved(ev: Evidence, element: Element, note: str, method: str = "",
+              also: tuple[str, ...] = ()) -> AnchorResult:
+    return AnchorResult(Evidence(element.id, element.page, element.bbox, ev.quote, True, method, also),
+                        ANCHORED, note)
 
 
 def _failed(ev: Evidence, reason: str) -> AnchorResult:

@@ -5,6 +5,12 @@ Levels:
 - element: a retrieved chunk is a hit when its `source_record_refs` include an evidence element;
 - page: a retrieved chunk is a hit when its page range covers an evidence page.
 
+Honest counts: a question whose evidence could not be anchored is a miss in every metric (its
+unanchored evidence is a unit nothing can cover), never left out of an average; every summary row
+says how many questions there were (`total`), how many anchored fully (`anchored`) and how many the
+row averages over (`scored`: all of them, except that the element row leaves out questions whose
+evidence is only a page).
+
 Metrics per question, averaged over the questions that have evidence at that level:
 - hit@k: some evidence unit is covered within the top k;
 - recall@k: share of the question's evidence units covered within the top k;
@@ -29,6 +35,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from core.errors import BadInput
 from core.evaluation.gold import ANCHORED, PAGE_ONLY, GoldItem, match_text
+from core.evaluation.modes import DocumentRouter, PageExpansion, expand_pages
 from core.evaluation.retrieval import RETRIEVERS, SCOPES, ChunkSearch, RetrievedChunk, RetrieverOptions
 from core.model import Chunk, Document
 
@@ -38,6 +45,9 @@ LEVELS = ("element", "page")
 BUDGET_JOINER = "\n"  # between chunks in the budget prefix; it costs one character like a real prompt's
 # A check box's glyph is how it is drawn, not what it says: chunks state "X は 選択されている" instead.
 SELECTION_GLYPHS = "☐☑☒□■✓✔◉○●◯"
+# A quote split over chunks is found piecewise; shorter pieces would match anywhere by chance.
+MIN_PART_CHARS = 8
+UNANCHORED_CATEGORY = "unanchored"
 
 Progress = Callable[[float, str], None]
 
@@ -50,6 +60,8 @@ class EvidenceUnit:
     page: int | None
     category: str  # the element's category in the corrected Document ("page" for page-only evidence)
     text: str  # what must appear in the budget prefix: the quote, else the element's text
+    anchored: bool = True  # False: the quote was not found in the document; a miss everywhere
+    also: tuple[str, ...] = ()  # further elements holding parts of the quote: citing any of them covers it
 
     @property
     def element_key(self) -> tuple[str, str] | None:
@@ -67,7 +79,11 @@ class Question:
     doc_id: str
     evidence: tuple[EvidenceUnit, ...]
     tags: tuple[str, ...] = ()
-    skipped: int = 0  # unanchored evidence left out of scoring (reported, never silently)
+    skipped: int = 0  # unanchored evidence: scored as misses, and reported
+
+    @property
+    def anchored(self) -> bool:
+        return bool(self.evidence) and all(u.anchored for u in self.evidence)
 
 
 def question_from_item(item: GoldItem, doc: Document | None) -> Question:
@@ -77,13 +93,15 @@ def question_from_item(item: GoldItem, doc: Document | None) -> Question:
     for ev in item.evidence:
         if ev.level == ANCHORED and ev.record_id in index:
             element = index[ev.record_id]
+            also = tuple(a for a in ev.also if a in index)
             units.append(EvidenceUnit(item.doc_id, element.id, element.page, element.category.value,
-                                      ev.quote or element.text))
+                                      ev.quote or element.text, also=also))
         elif ev.level == PAGE_ONLY or (ev.level == ANCHORED and ev.page):
             # an id the document no longer has still tells us the page
             units.append(EvidenceUnit(item.doc_id, None, ev.page, "page", ev.quote))
         else:
-            skipped += 1
+            skipped += 1  # kept as a unit nothing covers: the question is not excused from the average
+            units.append(EvidenceUnit(item.doc_id, None, None, UNANCHORED_CATEGORY, ev.quote, anchored=False))
     return Question(item.id, item.question, item.doc_id, tuple(units), item.tags, skipped)
 
 
@@ -130,8 +148,36 @@ def budget_prefix(texts: Iterable[str], budget: int) -> tuple[str, list[int]]:
 
 
 def found_in_prefix(prefix: str, text: str) -> bool:
+    """The whole text inside the prefix, in one piece or in parts (evidence spread over chunks)."""
     needle = match_text(text)
-    return bool(needle) and needle in match_text(prefix)
+    if not needle:
+        return False
+    haystack = match_text(prefix)
+    return needle in haystack or covered_in_parts(haystack, needle)
+
+
+def covered_in_parts(haystack: str, needle: str, min_part: int = MIN_PART_CHARS) -> bool:
+    """`needle` is a concatenation of pieces (each >= min_part characters, or the whole needle)
+    that each occur in `haystack`; greedy longest piece first, which is exact for this test
+    because a shorter prefix of a found piece is found too."""
+    rest = needle
+    while rest:
+        longest = _longest_found_prefix(haystack, rest)
+        if longest < min(min_part, len(rest)):
+            return False
+        rest = rest[longest:]
+    return True
+
+
+def _longest_found_prefix(haystack: str, text: str) -> int:
+    lo, hi = 0, len(text)
+    while lo < hi:  # invariant: text[:lo] is in haystack
+        mid = (lo + hi + 1) // 2
+        if text[:mid] in haystack:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 # ---- scoring one question ---------------------------------------------------------------------
@@ -202,15 +248,19 @@ def score_question(question: Question, retrieved: Sequence[RetrievedChunk], scop
     element_units = {u.element_key for u in question.evidence if u.element_key}
     page_units = {u.page_key for u in question.evidence if u.page_key}
 
-    covered_e = [_element_keys(c) & element_units for c in chunks]
+    # unanchored evidence (or none at all) is a unit nothing covers, at both levels: a miss
+    missing = sum(not u.anchored for u in question.evidence) + (0 if question.evidence else 1)
+    alias = {(u.doc_id, rid): u.element_key for u in question.evidence if u.element_key
+             for rid in (u.record_id, *u.also)}
+    covered_e = [frozenset(alias[k] for k in _element_keys(c) if k in alias) for c in chunks]
     covered_p = [frozenset(k for k in page_units if _page_covers(c, k)) for c in chunks]
     levels: dict[str, LevelScore] = {}
-    if element_units:
-        n_rel = sum(1 for c in scope_chunks if _element_keys(c) & element_units)
-        levels["element"] = _level_score(covered_e, len(element_units), n_rel, ks)
-    if page_units:
+    if element_units or missing:
+        n_rel = sum(1 for c in scope_chunks if _element_keys(c) & alias.keys())
+        levels["element"] = _level_score(covered_e, len(element_units) + missing, n_rel, ks)
+    if page_units or missing:
         n_rel = sum(1 for c in scope_chunks if any(_page_covers(c, k) for k in page_units))
-        levels["page"] = _level_score(covered_p, len(page_units), n_rel, ks)
+        levels["page"] = _level_score(covered_p, len(page_units) + missing, n_rel, ks)
 
     outcomes = []
     prefixes = {n: budget_prefix((c.text for c in chunks), n) for n in budgets}
@@ -220,8 +270,9 @@ def score_question(question: Question, retrieved: Sequence[RetrievedChunk], scop
         found = {n: _found_within(unit, chunks, *prefixes[n]) for n in budgets}
         outcomes.append(EvidenceOutcome(unit, e_rank, p_rank, found))
     scorable = [o for o in outcomes if _budget_scorable(o.unit)]
-    budget = ({n: sum(o.budget_found[n] for o in scorable) / len(scorable) for n in budgets}
-              if scorable else {})
+    # no scorable evidence is a question nobody can answer from the context: 0, not left out
+    budget = {n: (sum(o.budget_found[n] for o in scorable) / len(scorable) if scorable else 0.0)
+              for n in budgets}
     return QuestionResult(question, policy, retriever, tuple(retrieved), levels, budget, tuple(outcomes))
 
 
@@ -243,10 +294,12 @@ def own_text(unit: EvidenceUnit) -> str:
 
 
 def _budget_scorable(unit: EvidenceUnit) -> bool:
-    return bool(own_text(unit)) or unit.record_id is not None
+    return bool(own_text(unit)) or unit.record_id is not None or not unit.anchored
 
 
 def _found_within(unit: EvidenceUnit, chunks: Sequence[Chunk], prefix: str, ends: Sequence[int]) -> bool:
+    if not unit.anchored:
+        return False
     if own_text(unit):
         return found_in_prefix(prefix, unit.text)
     if unit.element_key is None:
@@ -260,8 +313,9 @@ def _found_within(unit: EvidenceUnit, chunks: Sequence[Chunk], prefix: str, ends
 class EvalConfig:
     ks: tuple[int, ...] = DEFAULT_KS  # cut-offs for hit/recall/nDCG
     budgets: tuple[int, ...] = DEFAULT_BUDGETS  # context budgets in characters
-    scope: str = "corpus"  # corpus: one index over all chunks; routed: one per document, question routed to its own
+    scope: str = "corpus"  # corpus: one index over all chunks; routed: one per document, the question routed (modes.py)
     options: RetrieverOptions = field(default_factory=RetrieverOptions)
+    expansion: PageExpansion | None = None  # hand a small first hit's whole page up (modes.py)
 
     def __post_init__(self) -> None:
         if not self.ks or any(k < 1 for k in self.ks):
@@ -280,12 +334,26 @@ def evaluate_chunks(questions: Sequence[Question], chunks: Sequence[Chunk], poli
                     config: EvalConfig = EvalConfig(), progress: Progress | None = None) -> list[QuestionResult]:
     """Score one (policy, retriever) pair: `chunks` is the whole corpus that policy produced."""
     search = ChunkSearch(chunks, retriever, config.scope, config.options, progress)
+    router = DocumentRouter(chunks, retriever, config.options) if config.scope == "routed" else None
+    by_doc: dict[str, list[Chunk]] = {}
+    for c in chunks:
+        by_doc.setdefault(c.doc_id, []).append(c)
+    label = mode_label(retriever, config)
     results = []
     for q in questions:
-        retrieved = search.search(q.question, config.depth, q.doc_id)
-        scope = chunks if config.scope == "corpus" else [c for c in chunks if c.doc_id == q.doc_id]
-        results.append(score_question(q, retrieved, scope, config.ks, config.budgets, policy, retriever))
+        target = router.route(q.question) if router else None
+        retrieved = (search.search(q.question, config.depth, target) if target else []) if router else \
+            search.search(q.question, config.depth)
+        if config.expansion:
+            retrieved = expand_pages(retrieved, by_doc, config.expansion)
+        scope = chunks if router is None else by_doc.get(target or "", [])
+        results.append(score_question(q, retrieved, scope, config.ks, config.budgets, policy, label))
     return results
+
+
+def mode_label(retriever: str, config: EvalConfig) -> str:
+    """The retriever column names the mode too, so modes are rows of their own."""
+    return retriever + ("·routed" if config.scope == "routed" else "") + ("·pages" if config.expansion else "")
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -297,9 +365,11 @@ def summary_rows(results: Sequence[QuestionResult], ks: Sequence[int], budgets: 
     rows = []
     for (policy, retriever), group in _groups(results).items():
         budget = {n: _mean([r.budget[n] for r in group if r.budget]) for n in budgets}
+        anchored = sum(r.question.anchored for r in group)
         for level in LEVELS:
             scores = [r.levels[level] for r in group if level in r.levels]
-            row: dict[str, Any] = {"policy": policy, "retriever": retriever, "level": level}
+            row: dict[str, Any] = {"policy": policy, "retriever": retriever, "level": level,
+                                   "total": len(group), "anchored": anchored, "scored": len(scores)}
             row.update({f"hit@{k}": _mean([s.hit[k] for s in scores]) for k in ks})
             row.update({f"recall@{k}": _mean([s.recall[k] for s in scores]) for k in ks})
             row["mrr"] = _mean([s.rr for s in scores])
@@ -308,6 +378,14 @@ def summary_rows(results: Sequence[QuestionResult], ks: Sequence[int], budgets: 
             row["n"] = len(scores)
             rows.append(row)
     return rows
+
+
+def question_counts(results: Sequence[QuestionResult]) -> dict[str, int]:
+    """Questions total / anchored (every evidence found in its document) / scored (all of them:
+    an unanchored question is scored as a miss)."""
+    questions = {r.question.id: r.question for r in results}
+    return {"total": len(questions), "anchored": sum(q.anchored for q in questions.values()),
+            "scored": len(questions)}
 
 
 def category_rows(results: Sequence[QuestionResult], ks: Sequence[int], budgets: Sequence[int]) -> list[dict[str, Any]]:
@@ -343,7 +421,7 @@ class EvaluationReport:
     results: tuple[QuestionResult, ...]
     config: EvalConfig
     chunk_counts: Mapping[str, int]  # policy -> chunks in the corpus
-    skipped_evidence: int  # unanchored evidence left out of scoring
+    skipped_evidence: int  # unanchored evidence, scored as misses
 
     def rows(self) -> list[dict[str, Any]]:
         return summary_rows(self.results, self.config.ks, self.config.budgets)
@@ -354,8 +432,15 @@ class EvaluationReport:
     def per_question(self) -> list[dict[str, Any]]:
         return [r.to_dict(self.config.ks, self.config.budgets, max(self.config.ks)) for r in self.results]
 
+    def counts(self) -> dict[str, int]:
+        return question_counts(self.results)
+
+    def unanchored_ids(self) -> list[str]:
+        return sorted({r.question.id for r in self.results if not r.question.anchored})
+
     def to_json(self) -> dict[str, Any]:
-        return {"results": self.rows(), "per_question": self.per_question()}
+        return {"questions": self.counts(), "unanchored": self.unanchored_ids(), "results": self.rows(),
+                "by_category": self.category_rows(), "per_question": self.per_question()}
 
 
 def evaluate_workspace(ws, items: Sequence[GoldItem], policies: Sequence[Any], retrievers: Sequence[str],
@@ -433,12 +518,16 @@ def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> s
 def render_tables(report: EvaluationReport) -> str:
     ks, budgets = report.config.ks, report.config.budgets
     columns = (["policy", "retriever", "level"] + [f"budget_recall@{n}" for n in budgets]
-               + [f"hit@{k}" for k in ks] + ["mrr"] + [f"recall@{max(ks)}", f"ndcg@{max(ks)}", "n"])
+               + [f"hit@{k}" for k in ks] + ["mrr"] + [f"recall@{max(ks)}", f"ndcg@{max(ks)}"]
+               + ["total", "anchored", "scored"])
     cat_columns = (["policy", "retriever", "category", "n"] + [f"budget_recall@{n}" for n in budgets]
                    + [f"recall@{k}" for k in ks])
     chunks = ", ".join(f"{p}: {n} chunks" for p, n in report.chunk_counts.items())
+    counts = report.counts()
     return "\n\n".join([
         f"scope: {report.config.scope}; corpus: {chunks}",
+        f"questions: {counts['total']} total, {counts['anchored']} anchored, {counts['scored']} scored "
+        "(unanchored questions count as misses)",
         format_table(report.rows(), columns),
         "by evidence category (element level):",
         format_table(report.category_rows(), cat_columns),

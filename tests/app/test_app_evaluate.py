@@ -70,8 +70,17 @@ def test_several_retrievers_and_a_routed_scope_give_one_row_per_policy_retriever
     at.button(key="rli:eval:run_button").click().run()
     assert not at.exception, [e.value for e in at.exception]
     table = at.dataframe[0].value
-    assert len(table) == 3 * 2 and set(table["retriever"]) == {"bm25", "tfidf", "fusion"}
+    assert len(table) == 3 * 2 and set(table["retriever"]) == {"bm25·routed", "tfidf·routed", "fusion·routed"}
     assert "scope routed" in texts(at)
+
+
+def test_page_expansion_is_a_mode_of_its_own_beside_plain_bm25(gold_workspace):
+    at = open_page("pages/evaluate.py", gold_workspace)
+    at.multiselect(key="rli:eval:policies").set_value(["default"]).run()
+    at.number_input(key="rli:eval:expand").set_value(400).run()
+    at.button(key="rli:eval:run_button").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert set(at.dataframe[0].value["retriever"]) == {"bm25·pages"}
 
 
 def test_dense_without_a_model_folder_is_explained_not_downloaded(gold_workspace):
@@ -89,3 +98,24 @@ def test_the_bm25_tokenizer_can_be_switched_to_bigrams(gold_workspace):
     at.button(key="rli:eval:run_button").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.dataframe[0].value["n"].iloc[0] >= 25
+
+
+def test_questions_that_cannot_be_anchored_are_counted_as_misses_and_zero_is_not_green(sample_workspace):
+    """Every question's quote is missing from its page: 0% headline, not green; no bars to draw."""
+    ws = Workspace(sample_workspace)
+    try:
+        items = parse_gold_jsonl(GOLD.read_text(encoding="utf-8"))[:3]
+        broken = [i.__class__.from_dict({**i.to_dict(), "evidence": [
+            {"record_id": None, "page": 1, "bbox": None, "quote": "この文はどの頁にも書かれていない"}]}) for i in items]
+        import_gold(ws, broken)
+    finally:
+        ws.close()
+    at = run_evaluation(sample_workspace)
+    page_text = texts(at)
+    assert "Questions: 3 total · 0 anchored · 3 scored" in page_text
+    default = at.metric[0]
+    assert default.value == "0.0%"
+    naive = at.metric[1]
+    assert naive.value == "0.0%" and naive.delta == "+0.0 pt"
+    assert naive.proto.color != naive.proto.MetricColor.GREEN  # old page: a "+0.0 pt" delta drawn in green
+    assert "Nothing to draw" in page_text

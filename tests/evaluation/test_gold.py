@@ -78,9 +78,36 @@ def test_a_quote_found_nowhere_is_unanchored_and_kept_as_given():
     assert result.evidence.quote == "海外出張の日当" and result.evidence.anchored is False
 
 
-def test_a_quote_across_two_elements_is_reported_as_such():
+def test_a_quote_across_two_consecutive_elements_anchors_to_both():
     result = anchor_evidence(document(), Evidence(None, 2, None, "申請する。申請期限を過ぎた"))
-    assert result.level == UNANCHORED and "runs across 2 elements" in result.note
+    assert result.level == ANCHORED and "runs across 2 consecutive elements" in result.note
+    assert (result.evidence.record_id, result.evidence.also, result.evidence.method) == ("e-rule2", ("e-next",), "span")
+
+
+def test_a_quote_whose_lines_the_element_holds_in_another_order_anchors_line_by_line():
+    # the parser read the table's column downwards: the quote's row order is not the element's
+    quote = "タクシー 5,000円\n新幹線・特急 12,000円"
+    result = anchor_evidence(document(), Evidence(None, 1, None, quote))
+    assert result.level == ANCHORED and result.evidence.record_id == "e-table"
+    assert result.evidence.method == "lines-in-element"
+    assert Evidence.from_dict(result.evidence.to_dict()).method == "lines-in-element"  # recorded in gold/v1
+
+
+def test_a_figure_quote_spread_over_labels_of_one_region_anchors_to_the_region():
+    labels = [element(f"lab{i}", 1, i, t, (50 + 60 * i, 300, 100 + 60 * i, 320)) for i, t in
+              enumerate(["売上高", "営業利益", "前年比 +12%", "2024年度"])]
+    page = Page(1, 595, 842, elements=tuple(labels))
+    doc = Document(DOC_ID, "fig.pdf", DOC_ID * 4, "fast", (page,))
+    result = anchor_evidence(doc, Evidence(None, 1, None, "2024年度 売上高 前年比"))
+    assert result.level == ANCHORED and result.evidence.method == "lines-in-region"
+    assert {result.evidence.record_id, *result.evidence.also} == {"lab0", "lab2", "lab3"}
+
+
+def test_lines_far_apart_on_the_page_are_not_one_region():
+    far = [element(f"x{i}", 1, i, t) for i, t in enumerate(["売上高の推移"] + ["別の段落です。"] * 20 + ["前年比の説明"])]
+    doc = Document(DOC_ID, "far.pdf", DOC_ID * 4, "fast", (Page(1, 595, 842, elements=tuple(far)),))
+    result = anchor_evidence(doc, Evidence(None, 1, None, "売上高の推移 前年比の説明"))
+    assert result.level == UNANCHORED and "line by line" in result.note
 
 
 def test_without_a_quote_the_record_id_then_the_box_anchor():

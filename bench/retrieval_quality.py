@@ -1,0 +1,195 @@
+"""Retrieval quality on the team's Japanese gold set (sample_docs/gold_ja_realdata.jsonl) over
+../shared/realdata/pdfs/ja/: per policy and retrieval mode, budget recall at 500/1000/2000
+characters, page hit@1, MRR (element level), per question kind, and questions total/anchored/scored,
+for the tuning half, the hold-out half and the whole shipped set.
+
+    nice python3 bench/retrieval_quality.py [--workspace DIR] [--halves tune,holdout,all]
+                                            [--policy default --policy naive --policy FILE.toml ...]
+                                            [--modes bm25,routed,pages,fusion,...]
+
+Tuning: run with `--halves tune` only; the hold-out half is printed when tuning is over. The
+layout-engine ingest (~1 CPU-s a page) and pymupdf4llm's parse are cached in the workspace folder,
+so later runs only chunk and retrieve. The pymupdf4llm baseline runs `pymupdf4llm.to_chunks()` in
+a child process (it loads the layout model, which this project never loads in its own process);
+its chunks cite our elements by box overlap on their pages.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from core.categories import Category  # noqa: E402
+from core.evaluation.gold import anchor_items, parse_gold_jsonl  # noqa: E402
+from core.evaluation.modes import PageExpansion  # noqa: E402
+from core.evaluation.scoring import EvalConfig, evaluate_chunks, question_from_item, summary_rows, format_table  # noqa: E402
+from core.geometry import coverage  # noqa: E402
+from core.model import Chunk, SourceRef  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLD = ROOT / "sample_docs" / "gold_ja_realdata.jsonl"
+# ../shared/realdata beside the checkout, or RLI_REALDATA (a worktree lives one level deeper)
+REALDATA = Path(os.environ.get("RLI_REALDATA") or ROOT.parent / "shared" / "realdata") / "pdfs" / "ja"
+BUDGETS = (500, 1000, 2000)
+KINDS = ("body", "table", "figure", "footnote", "list")
+MODES = {  # name -> (retriever, scope, page expansion)
+    "bm25": ("bm25", "corpus", None),
+    "routed": ("bm25", "routed", None),
+    "pages": ("bm25", "corpus", PageExpansion(small_below=400)),
+    "fusion": ("fusion", "corpus", None),
+    "routed+fusion": ("fusion", "routed", None),
+}
+TARGETS = {"budget_recall@1000": 0.90, "budget_recall@500": 0.75, "footnote@1000": 0.85, "page_hit@1": 0.90}
+
+
+def ingest(workspace: Path, pdfs: list[Path]) -> None:
+    """Layout-engine ingest through the CLI; a file already in the workspace costs nothing."""
+    cmd = [sys.executable, "-m", "core", "ingest", *map(str, pdfs), "--engine", "layout",
+           "--workspace", str(workspace)]
+    subprocess.run(cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+
+
+P4LLM_CHILD = r"""
+import json, sys, pymupdf, pymupdf4llm
+doc = pymupdf.open(sys.argv[1])
+out = [{"text": c.text, "page_start": c.metadata.page_start, "page_end": c.metadata.page_end,
+        "bboxes": [list(b) for b in c.metadata.bboxes]} for c in pymupdf4llm.to_chunks(doc)]
+json.dump(out, open(sys.argv[2], "w"), ensure_ascii=False)
+"""
+
+
+def pymupdf4llm_chunks(ws, workspace: Path, doc_id: str, pdf: Path) -> list[Chunk]:
+    """pymupdf4llm's own chunks (cached), citing the corrected Document's elements they overlap."""
+    from core.review.corrections import corrected_document
+
+    cache = workspace / "pymupdf4llm" / f"{doc_id}.json"
+    if not cache.exists():
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-c", P4LLM_CHILD, str(pdf), str(cache)], check=True, timeout=1800,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/tmp")
+    doc = corrected_document(ws, doc_id)
+    chunks = []
+    for i, raw in enumerate(json.loads(cache.read_text(encoding="utf-8"))):
+        boxes = [(int(b[0]), tuple(b[1:5])) for b in raw["bboxes"]]
+        refs = tuple(SourceRef(e.id, e.page, e.bbox, e.category) for p, box in boxes for e in doc.page(p).elements
+                     if coverage(e.bbox, box) > 0.5)
+        first, last = raw["page_start"] or 1, raw["page_end"] or raw["page_start"] or 1
+        chunks.append(Chunk(f"{doc_id}-p4llm-{i}", raw["text"], doc_id, doc.source, first, max(first, last), (),
+                            tuple(dict.fromkeys(r.category for r in refs)) or (Category.TEXT,), False,
+                            tuple(dict.fromkeys(refs)), "pymupdf4llm"))
+    return chunks
+
+
+def corpus_chunks(ws, workspace: Path, policy: str, docs: dict[str, Path]) -> list[Chunk]:
+    from core.chunks.pipeline import chunks_for
+    from core.chunks.policy import load_policy
+
+    if policy == "pymupdf4llm":
+        return [c for d, pdf in docs.items() for c in pymupdf4llm_chunks(ws, workspace, d, pdf)]
+    loaded = load_policy(policy)
+    return [c for d in docs for c in chunks_for(ws, d, loaded)]
+
+
+def half_of(tags) -> str:
+    return "tune" if "tune" in tags else "holdout" if "holdout" in tags else "?"
+
+
+def kind_of(tags) -> str:
+    return next((t for t in tags if t in KINDS), "?")
+
+
+def figures(results, label: str) -> dict:
+    """One row: the summary's element row (MRR) and page row (hit@1), per kind budget@1000."""
+    rows = summary_rows(results, (1, 5, 10), BUDGETS)
+    element = next(r for r in rows if r["level"] == "element")
+    page = next(r for r in rows if r["level"] == "page")
+    out = {"run": label, **{f"br@{n}": element[f"budget_recall@{n}"] for n in BUDGETS},
+           "page_hit@1": page["hit@1"], "mrr": element["mrr"],
+           "total": element["total"], "anchored": element["anchored"], "scored": element["scored"]}
+    for kind in KINDS:
+        group = [r for r in results if kind_of(r.question.tags) == kind]
+        out[f"{kind}@1000"] = (round(sum(r.budget[1000] for r in group) / len(group), 3) if group else None)
+    return out
+
+
+def run(args) -> dict[str, list[dict]]:
+    from core.store.workspace import Workspace
+
+    workspace = Path(args.workspace)
+    items = parse_gold_jsonl(GOLD.read_text(encoding="utf-8"), origin=GOLD.name)
+    pdfs = {i.source: REALDATA / i.source for i in items}
+    ingest(workspace, sorted(set(pdfs.values())))
+    ws = Workspace(workspace)
+    anchored, report = anchor_items(ws, items)
+    failures = [(r.item_id, res.note) for r in report.items for _, res in r.problems]
+    from core.review.corrections import corrected_document
+    docs = {i.doc_id: pdfs[i.source] for i in anchored}
+    doc_objects = {d: corrected_document(ws, d) for d in docs}
+    questions = [question_from_item(i, doc_objects[i.doc_id]) for i in anchored]
+    methods = Counter(e.method or "unanchored" for i in anchored for e in i.evidence)
+    print(f"gold: {len(items)} questions; anchoring methods {dict(methods)}; unanchored {len(failures)}")
+    for item_id, note in failures:
+        print(f"  unanchored {item_id}: {note}")
+    tables: dict[str, list[dict]] = {h: [] for h in args.halves}
+    for policy in args.policies:
+        chunks = corpus_chunks(ws, workspace, policy, docs)
+        small = sum(len(c.text) < 100 for c in chunks)
+        print(f"policy {Path(policy).stem}: {len(chunks)} chunks ({small} under 100 characters)", flush=True)
+        for mode in args.modes:
+            retriever, scope, expansion = MODES[mode]
+            config = EvalConfig(ks=(1, 5, 10), budgets=BUDGETS, scope=scope, expansion=expansion)
+            results = evaluate_chunks(questions, chunks, Path(policy).stem, retriever, config)
+            for half in args.halves:
+                chosen = [r for r in results if half == "all" or half_of(r.question.tags) == half]
+                tables[half].append(figures(chosen, f"{Path(policy).stem} · {mode}"))
+    return tables
+
+
+def print_tables(tables: dict[str, list[dict]]) -> None:
+    names = {"tune": "TUNING half (odd ids)", "holdout": "HOLD-OUT half (even ids, never tuned on)",
+             "all": "whole shipped gold set"}
+    for half, rows in tables.items():
+        print(f"\n== {names[half]} ==")
+        columns = ["run", *[f"br@{n}" for n in BUDGETS], "page_hit@1", "mrr", "total", "anchored", "scored"]
+        print(format_table(rows, columns))
+        print("per kind, budget recall @1000:")
+        print(format_table(rows, ["run", *[f"{k}@1000" for k in KINDS]]))
+        default_rows = [r for r in rows if r["run"].startswith("default ·")]
+        if default_rows:
+            best = max(default_rows, key=lambda r: r["br@1000"] or 0)
+            plain = next((r for r in default_rows if r["run"] == "default · bm25"), None)
+            print(f"targets (default policy, best mode = {best['run']}): "
+                  f"br@1000 {best['br@1000']} (>= 0.90), br@500 {best['br@500']} (>= 0.75), "
+                  f"footnote@1000 {best['footnote@1000']} (>= 0.85), page hit@1 {best['page_hit@1']} (>= 0.90)"
+                  + (f"; default mode br@1000 {plain['br@1000']} (within 0.05 of best)" if plain else ""))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workspace", default="/tmp/rli-retrieval-quality")
+    parser.add_argument("--halves", default="tune,holdout,all", help="which halves to print")
+    parser.add_argument("--policy", action="append", dest="policies", metavar="P",
+                        help="default | naive | pymupdf4llm | FILE.toml (default: default, naive, pymupdf4llm)")
+    parser.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, of {', '.join(MODES)}")
+    args = parser.parse_args()
+    if not REALDATA.is_dir():
+        print(f"skipped: {REALDATA} is absent (the shared real files are not on this machine)")
+        return 0
+    args.halves = [h for h in args.halves.split(",") if h]
+    args.modes = [m for m in args.modes.split(",") if m]
+    unknown = [m for m in args.modes if m not in MODES] + [h for h in args.halves if h not in ("tune", "holdout", "all")]
+    if unknown:
+        parser.error(f"unknown mode or half: {unknown}")
+    args.policies = args.policies or ["default", "naive", "pymupdf4llm"]
+    print_tables(run(args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

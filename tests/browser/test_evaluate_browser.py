@@ -1,0 +1,61 @@
+"""In Chromium: the Evaluate page, run on the white paper and its questions from the team's gold
+set, shows the same figures as `python -m core evaluate --json` on the same workspace."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[2]
+GOLD = REPO / "sample_docs" / "gold_ja_realdata.jsonl"
+WHITE_PAPER = "yomitoku_demo_sample_R6_joho_tsushin_hakusho_excerpt.pdf"
+FIRST_VISIT_TIMEOUT_MS = 120_000
+
+
+def cli(workspace: Path, *args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "core", *args, "--workspace", str(workspace)], cwd=REPO,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def settle(page) -> None:
+    page.wait_for_timeout(300)
+    for _ in range(600):
+        if page.locator('[data-testid="stStatusWidget"]').filter(has_text="Running").count() == 0:
+            break
+        page.wait_for_timeout(250)
+    page.wait_for_timeout(500)
+
+
+def test_the_evaluate_page_shows_the_cli_figures_on_the_white_paper(app_server, browser_page, realdata, tmp_path):
+    page = browser_page
+    page.goto(app_server.url)
+    page.get_by_text("Inspect", exact=False).first.wait_for(timeout=FIRST_VISIT_TIMEOUT_MS)
+    settle(page)  # the first visit's sample ingest is over before the CLI writes
+    cli(app_server.workspace, "ingest", str(realdata / "pdfs" / "ja" / WHITE_PAPER), "--engine", "fast")
+    questions = [line for line in GOLD.read_text(encoding="utf-8").splitlines() if WHITE_PAPER in line]
+    gold = tmp_path / "white_paper.jsonl"
+    gold.write_text("\n".join(questions) + "\n", encoding="utf-8")
+    cli(app_server.workspace, "gold", "import", str(gold))
+    figures = json.loads(cli(app_server.workspace, "evaluate", "--gold", str(gold), "--json"))
+    expected = {f"{r['policy']} · {r['retriever']}": f"{r['budget_recall@1000']:.1%}"
+                for r in figures["results"] if r["level"] == "element"}
+    counts = figures["questions"]
+
+    page.goto(f"{app_server.url}/evaluate")
+    page.get_by_role("button", name="Run evaluation").click(timeout=60_000)
+    page.get_by_text("Evidence found within 1,000 characters").wait_for(timeout=300_000)
+    settle(page)
+    labels = page.locator('[data-testid="stMetricLabel"]').all_inner_texts()
+    values = page.locator('[data-testid="stMetricValue"]').all_inner_texts()
+    shown = {label.strip(): value.strip() for label, value in zip(labels, values)}
+    assert shown == expected and len(shown) == 2
+    assert counts["total"] == len(questions)
+    page.get_by_text(f"Questions: {counts['total']} total · {counts['anchored']} anchored · "
+                     f"{counts['scored']} scored").wait_for(timeout=10_000)

@@ -1,0 +1,78 @@
+"""Context knobs (core/chunks/context.py): heading/path prefix, tiny and heading-only chunks joined
+to the next, a footnote's chunk holding the sentence with its mark; and their policy validation."""
+import pytest
+
+from core.categories import Category
+from core.chunks.context import add_marked_sentence, add_prefix, join_small, with_context
+from core.chunks.policy import policy_from_mapping
+from core.errors import PolicyError
+from core.model import Chunk, SourceRef
+
+
+def chunk(cid, text, cats=(Category.TEXT,), page=1, path=(), atomic=False, doc="d") -> Chunk:
+    refs = tuple(SourceRef(f"{cid}-{i}", page, (0, 0, 1, 1), c) for i, c in enumerate(cats))
+    return Chunk(cid, text, doc, "d.pdf", page, page, tuple(path), tuple(dict.fromkeys(cats)), atomic, refs, "p")
+
+
+def test_path_prefix_starts_every_chunk_with_its_section_path_and_tables_too():
+    table = chunk("t", "区分 金額\nA 100", (Category.TABLE,), path=("第1節 経費", "クラウドプログラム"), atomic=True)
+    assert add_prefix(table, "path", 60).text.startswith("第1節 経費 > クラウドプログラム\n区分")
+    assert add_prefix(table, "heading", 60).text.startswith("クラウドプログラム\n")
+    assert add_prefix(table, "path", 8).text.startswith("クラウドプログラム"[-8:])  # the nearest end is kept
+
+
+def test_a_chunk_already_starting_with_its_heading_gets_no_second_copy():
+    c = chunk("c", "クラウドプログラム\n本文です。", path=("クラウドプログラム",))
+    assert add_prefix(c, "heading", 60).text == c.text
+
+
+def test_tiny_and_heading_only_chunks_join_the_next_chunk_on_the_same_or_next_page():
+    title = chunk("h", "第2章 旅費", (Category.SECTION_HEADER,))
+    body = chunk("b", "旅費は実費を支給する。" * 20)
+    tiny = chunk("s", "以上", page=2)
+    far = chunk("f", "別の頁の本文。" * 20, page=5)
+    out = join_small([title, body, tiny, far], 50)
+    assert [c.id for c in out] == ["b", "s", "f"]
+    assert out[0].text.startswith("第2章 旅費\n旅費は") and {r.category for r in out[0].refs} >= {Category.SECTION_HEADER}
+    assert out[1].text == "以上"  # page 5 is not its neighbour: kept alone
+
+
+def test_a_small_table_is_never_joined_into_its_neighbour():
+    table = chunk("t", "A 1", (Category.TABLE,), atomic=True)
+    assert [c.id for c in join_small([table, chunk("b", "本文" * 40)], 50)] == ["t", "b"]
+
+
+def test_a_footnote_chunk_gets_the_body_sentence_with_its_mark():
+    body = chunk("b", "フィルターバブル及びエコーチェンバー現象\n＊1が生じてしまう。次の文。")
+    note = chunk("n", "＊1 「フィルターバブル」とは、アルゴリズムが…を指す。", (Category.FOOTNOTE,))
+    out = add_marked_sentence(note, [body, note])
+    assert "（本文: フィルターバブル及びエコーチェンバー現象＊1が生じてしまう。）" in out.text
+    together = chunk("t", "現象＊1が生じる。\n＊1 注の本文。", (Category.TEXT, Category.FOOTNOTE))
+    assert add_marked_sentence(together, [together]).text == together.text  # the mark is there already
+
+
+def test_with_context_off_changes_nothing():
+    chunks = [chunk("a", "見出し", (Category.SECTION_HEADER,), path=("見出し",)), chunk("b", "本文。", path=("見出し",))]
+    assert with_context(chunks, "off", 60, 0, False) == chunks
+
+
+def test_policy_knobs_are_validated_with_the_bad_value_quoted():
+    with pytest.raises(PolicyError, match="context_prefix = 'all'"):
+        policy_from_mapping({"context_prefix": "all"})
+    with pytest.raises(PolicyError, match="join_under_chars = -1"):
+        policy_from_mapping({"join_under_chars": -1})
+    knobs = policy_from_mapping({"context_prefix": "path", "join_under_chars": 150, "footnote_sentence": True})
+    assert (knobs.context_prefix, knobs.join_under_chars, knobs.footnote_sentence) == ("path", 150, True)
+
+
+def test_a_tiny_chunk_does_not_join_another_section_or_an_atomic_chunk():
+    short = chunk("s", "第1条 目的のみ。", path=("規程", "第1条"))
+    other_section = chunk("o", "別の条の本文。" * 20, path=("規程", "第2条"))
+    formula = chunk("f", "式: S = T + H", (Category.FORMULA,), path=("規程", "第1条"), atomic=True)
+    assert [c.id for c in join_small([short, other_section], 50)] == ["s", "o"]
+    assert [c.id for c in join_small([short, formula], 50)] == ["s", "f"]
+
+
+def test_headings_the_chunk_already_opens_with_are_not_repeated_in_the_prefix():
+    c = chunk("c", "第1章　総則\n第1条（目的）\n本規程は…", path=("経費精算規程", "第1章 総則", "第1条（目的）"))
+    assert add_prefix(c, "path", 60).text.startswith("経費精算規程\n第1章")
