@@ -14,7 +14,6 @@ from core.errors import BadInput, FileTooLarge
 IMAGE_MAGIC = {b"\x89PNG\r\n\x1a\n": "PNG", b"\xff\xd8\xff": "JPEG", b"II*\x00": "TIFF", b"MM\x00*": "TIFF"}
 DEFAULT_DPI = 200  # for an image that does not say its resolution (or says an implausible one)
 MAX_PIXELS = 40_000_000  # a frame over this is downscaled to it (OCR time grows with pixels)
-REFUSE_PIXELS = 400_000_000  # beyond this the file is refused: decoding it alone takes gigabytes
 
 
 class CorruptImage(BadInput):
@@ -33,8 +32,9 @@ def image_kind(data: bytes) -> str | None:
 
 
 def image_to_pdf(data: bytes, filename: str, max_pixels: int = MAX_PIXELS) -> ImagePdf:
-    """One PDF page per frame; a frame over `max_pixels` is downscaled to it, a damaged image or
-    one over REFUSE_PIXELS is refused with a message."""
+    """One PDF page per frame; a frame over `max_pixels` is downscaled to it. A damaged image is
+    refused with a message, and so is one over Pillow's decompression-bomb limit (89 million
+    pixels): decoding it alone would take gigabytes."""
     from PIL import Image
 
     kind = image_kind(data) or "image"
@@ -42,12 +42,12 @@ def image_to_pdf(data: bytes, filename: str, max_pixels: int = MAX_PIXELS) -> Im
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             image = Image.open(io.BytesIO(data))
-            _refuse_huge(image.size, filename)
             frames = [_frame_png(image, i, max_pixels) for i in range(getattr(image, "n_frames", 1))]
     except (BadInput, MemoryError):
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as err:
-        raise FileTooLarge(f"{filename} is too large an image to read ({err})") from None
+        raise FileTooLarge(f"{filename} is too large an image to read ({err}); "
+                           "scan or export it at a lower resolution") from None
     except Exception as err:  # noqa: BLE001 - Pillow raises OSError, SyntaxError, ValueError… on damaged files
         raise CorruptImage(f"{filename} is a damaged or unreadable {kind} ({type(err).__name__}: {err}); "
                            "re-export or re-scan it and try again") from None
@@ -59,13 +59,6 @@ def image_to_pdf(data: bytes, filename: str, max_pixels: int = MAX_PIXELS) -> Im
         if note:
             notices[number] = note
     return ImagePdf(out.tobytes(garbage=1, deflate=True), notices)
-
-
-def _refuse_huge(size: tuple[int, int], filename: str) -> None:
-    width, height = size
-    if width * height > REFUSE_PIXELS:
-        raise FileTooLarge(f"{filename} is {width}×{height} = {width * height:,} pixels, over the "
-                           f"{REFUSE_PIXELS:,}-pixel limit for images; scan or export it at a lower resolution")
 
 
 def _frame_png(image, index: int, max_pixels: int) -> tuple[bytes, float, float, str | None]:

@@ -25,8 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+import numpy as np
 import pymupdf
 
+from core.geometry import area, overlap_area
+from core.ingest.scan_marks import ScanMarks, find_marks
 from core.model import BBox
 
 MIN_TEXT_CHARS = 20  # fewer usable characters than this on an image-covered page: scanned
@@ -41,7 +44,7 @@ _OCR_FONT = "japan"  # PyMuPDF's built-in CJK font: every OCR character has a gl
 class OcrSettings:
     """How scanned pages are read; every field has an RLI_OCR_* environment override."""
     enabled: bool = True
-    language: str = "jpn+eng"
+    language: str = "jpn"  # jpn+eng measured worse: eng claims kanji it cannot read as Latin garbage
     dpi: int = 300
     max_pixels: int = 40_000_000  # a rendered page over this is downscaled (down to MIN_OCR_DPI)
     timeout: float = 180.0  # seconds per page before OCR counts as hung
@@ -122,6 +125,7 @@ class OcrPage:
     words: tuple[OcrWord, ...] = ()
     dpi: int = 0
     failure: str | None = None  # the reason OCR gave nothing (crash, hang, refusal)
+    marks: ScanMarks = ScanMarks()  # rulings and check boxes found in the pixels
 
 
 @dataclass
@@ -155,10 +159,13 @@ def ocr_document(doc: pymupdf.Document, settings: OcrSettings | None = None) -> 
             outcome.notices[number] = f"scanned page, OCR failed ({result.failure}); the page image is kept as a picture"
             continue
         label = engine_label(settings, result.dpi)
-        write_text_layer(doc.load_page(index), result.words)
-        added = added or bool(result.words)
+        page = doc.load_page(index)
+        write_text_layer(page, result.words)
+        write_marks(page, result.marks)
+        added = True
         outcome.sources[number] = label
-        outcome.notices[number] = f"scanned page, OCR'd with {label}: {len(result.words)} words"
+        outcome.notices[number] = (f"scanned page, OCR'd with {label}: {len(result.words)} words"
+                                   + (f", {len(result.marks.boxes)} check boxes" if result.marks.boxes else ""))
     if added:
         outcome.pdf_bytes = doc.tobytes(garbage=1, deflate=True)
     return outcome
@@ -203,7 +210,11 @@ def ocr_words(page: pymupdf.Page, settings: OcrSettings, tessdata: str) -> OcrPa
         return OcrPage(failure=f"the page is too large to OCR within {settings.max_pixels:,} pixels "
                                "(raise RLI_OCR_MAX_PIXELS)")
     page.set_rotation(0)  # OCR the page as stored: the words land in unrotated page coordinates
-    pix = _cleaned(page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY))
+    image = _cleaned(page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY))
+    pixels = np.asarray(image).copy()
+    marks, covered = find_marks(pixels, dpi / 72)
+    pixels[covered] = 255
+    pix = _as_pixmap(pixels)
     pix.set_dpi(dpi, dpi)
     ocr_pdf = pymupdf.open(stream=pix.pdfocr_tobytes(language=settings.language, tessdata=tessdata), filetype="pdf")
     ocr_page = ocr_pdf.load_page(0)
@@ -215,20 +226,31 @@ def ocr_words(page: pymupdf.Page, settings: OcrSettings, tessdata: str) -> OcrPa
         for line in block.get("lines", ()):
             for span in line["spans"]:
                 text = span["text"].strip()
-                if text and usable_chars(text):
-                    words.append(OcrWord(tuple(round(v, 2) for v in span["bbox"]), text, line_no))
+                box = tuple(round(v, 2) for v in span["bbox"])
+                if text and usable_chars(text) and not _is_a_box(box, marks):
+                    words.append(OcrWord(box, text, line_no))
             line_no += 1
-    return OcrPage(tuple(words), dpi)
+    return OcrPage(tuple(words), dpi, marks=marks)
 
 
-def _cleaned(pix: pymupdf.Pixmap) -> pymupdf.Pixmap:
-    """A 3×3 median filter takes scanner speckle off before Tesseract binarises the page; RGB
-    because MuPDF's OCR writer takes colour pixmaps."""
+def _is_a_box(word: BBox, marks: ScanMarks) -> bool:
+    """Tesseract reads a check box as 口, 図 or 回: that "word" is the box, not text."""
+    return any(overlap_area(word, box) > 0.6 * max(area(word), 1e-6) for box, _ in marks.boxes)
+
+
+def _cleaned(pix: pymupdf.Pixmap):
+    """A 3×3 median filter takes scanner speckle off before Tesseract binarises the page."""
     from PIL import Image, ImageFilter
 
-    image = Image.frombytes("L", (pix.width, pix.height), pix.samples).filter(ImageFilter.MedianFilter(3))
+    return Image.frombytes("L", (pix.width, pix.height), pix.samples).filter(ImageFilter.MedianFilter(3))
+
+
+def _as_pixmap(pixels: np.ndarray) -> pymupdf.Pixmap:
+    """RGB: MuPDF's OCR writer takes colour pixmaps."""
+    from PIL import Image
+
     buf = io.BytesIO()
-    image.convert("RGB").save(buf, format="PNG", compress_level=1)
+    Image.fromarray(pixels).convert("RGB").save(buf, format="PNG", compress_level=1)
     return pymupdf.Pixmap(buf.getvalue())
 
 
@@ -250,6 +272,23 @@ def write_text_layer(page: pymupdf.Page, words: Sequence[OcrWord]) -> None:
     shape.commit()
 
 
+def write_marks(page: pymupdf.Page, marks: ScanMarks) -> None:
+    """Rulings and check boxes as invisible vector paths (opacity 0): core.ingest.vectors reads
+    them as it reads a born-digital form's; a ticked box is a filled square."""
+    if not (marks.hsegs or marks.vsegs or marks.boxes):
+        return
+    shape = page.new_shape()
+    for y, x0, x1 in marks.hsegs:
+        shape.draw_line((x0, y), (x1, y))
+    for x, y0, y1 in marks.vsegs:
+        shape.draw_line((x, y0), (x, y1))
+    shape.finish(color=(0, 0, 0), width=0.5, stroke_opacity=0)
+    for box, ticked in marks.boxes:
+        shape.draw_rect(pymupdf.Rect(box))
+        shape.finish(color=(0, 0, 0), fill=(0, 0, 0) if ticked else None, width=0.5, stroke_opacity=0, fill_opacity=0)
+    shape.commit()
+
+
 def _line_baselines(words: Sequence[OcrWord]) -> dict[int, float]:
     bottoms: dict[int, list[float]] = {}
     for w in words:
@@ -266,6 +305,12 @@ def _line_sizes(words: Sequence[OcrWord]) -> dict[int, float]:
     # Tesseract's boxes follow the glyphs, so one body size reads as 9.5, 10 and 10.5 from line
     # to line; within 12 % of the page's common size it is that size
     return {line: common if abs(size - common) <= 0.12 * common else size for line, size in raw.items()}
+
+
+def without_page_scan(images: list[tuple[BBox, str]], width: float, height: float) -> list[tuple[BBox, str]]:
+    """An OCR'd page's images less the scan itself: it is the page, not a figure on it (and a
+    figure's box would swallow the page's check boxes)."""
+    return [(box, ident) for box, ident in images if area(box) < MIN_IMAGE_SHARE * width * height]
 
 
 def scanned_page_notes(document) -> list[str]:

@@ -23,7 +23,7 @@ from core.ingest.fast_engine import body_size, fast_drafts, keep_one_title
 from core.ingest.layout_engine import layout_drafts
 from core.ingest.layout_worker import WORKER, LayoutCrashed, LayoutWorker
 from core.ingest.lines import is_vertical
-from core.ingest.ocr import OcrOutcome, OcrSettings, ocr_document
+from core.ingest.ocr import OcrOutcome, OcrSettings, ocr_document, without_page_scan
 from core.ingest.opening import OpenedPdf, open_pdf
 from core.ingest.page_facts import PageFacts, read_page
 from core.ingest.reading_order import insert_in_order, xy_cut_order
@@ -100,7 +100,7 @@ def parse_pdf(
     started = time.perf_counter()
     worker = WORKER if engine == "layout" else None
     with worker.lock if worker else contextlib.nullcontext():
-        reads = _read_pages(opened, sha256, filename, worker, labels, widgets, progress)
+        reads = _read_pages(opened, sha256, filename, worker, labels, widgets, progress, set(ocr.sources))
     body = body_size(reads.facts)
     fast_pages = _fast_pages(engine, reads, body)
     pages = [_mark_ocr(_ordered_page(doc_id, engine, facts, fast_pages[i], reads, i), ocr)
@@ -133,8 +133,9 @@ def _mark_ocr(page: Page, ocr: OcrOutcome) -> Page:
 
 
 def _read_pages(opened: OpenedPdf, sha256: str, filename: str, worker: LayoutWorker | None,
-                labels: bool, widgets: bool, progress: ProgressFn | None) -> _PageReads:
-    """`labels` / `widgets`: whether the document has page-label rules / an AcroForm (see read_page)."""
+                labels: bool, widgets: bool, progress: ProgressFn | None, ocr_pages: set[int]) -> _PageReads:
+    """`labels` / `widgets`: whether the document has page-label rules / an AcroForm (see read_page);
+    `ocr_pages`: the page numbers given an OCR text layer."""
     doc = opened.doc
     total = doc.page_count
     reads = _PageReads([], [], {})
@@ -143,6 +144,8 @@ def _read_pages(opened: OpenedPdf, sha256: str, filename: str, worker: LayoutWor
             requested = bool(worker) and _request_model_boxes(worker, sha256, opened.pdf_bytes, index)
             page = doc.load_page(index)
             facts = read_page(page, labels=labels, widgets=widgets)
+            if facts.number in ocr_pages:
+                facts.images = without_page_scan(facts.images, facts.width, facts.height)
             reads.facts.append(facts)
             if worker:
                 _collect_model_drafts(worker, requested, page, facts, index, reads)
