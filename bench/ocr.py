@@ -35,6 +35,12 @@ from core.store.workspace import Workspace  # noqa: E402
 from scan_builders import scanned_pdf  # noqa: E402
 from truth_match import load_truth, recall_by_category  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "bench"))
+from forms import SAMPLE as FORM_SAMPLE, sample_truth, score  # noqa: E402
+
+from core.forms.fields import extract_fields  # noqa: E402
+from core.review.corrections import corrected_document  # noqa: E402
+
 SAMPLES = ("keihi_seisan_kitei", "shinseisho_flat", "shinseisho_form", "spread_a3")
 REAL_DEFAULT = "ai_jigyosha_guideline_honpen_siryo1.pdf:3"  # chosen before any run, not tuned on
 REAL_DIR = ROOT.parent / "shared" / "realdata" / "pdfs" / "ja"
@@ -77,7 +83,8 @@ def ingest_timed(data: bytes, name: str, engine: str):
     result = ingest_bytes(ws, data, name, engine=engine)
     seconds = time.perf_counter() - started
     doc = ws.load_machine_document(result.record.doc_id, engine)
-    return doc, ws.pdf_path(result.record.sha256).read_bytes(), seconds
+    fields = extract_fields(corrected_document(ws, result.record.doc_id))
+    return doc, ws.pdf_path(result.record.sha256).read_bytes(), seconds, fields
 
 
 def raw_seconds(pdf_bytes: bytes) -> float:
@@ -89,8 +96,8 @@ def raw_seconds(pdf_bytes: bytes) -> float:
 
 def run_one(label: str, born_bytes: bytes, engine: str, truth: dict | None) -> float:
     scan = scanned_pdf(born_bytes)
-    doc, stored, scan_s = ingest_timed(scan, f"{label}.scan.pdf", engine)
-    born_doc, _, born_s = ingest_timed(born_bytes, f"{label}.pdf", engine)
+    doc, stored, scan_s, fields = ingest_timed(scan, f"{label}.scan.pdf", engine)
+    born_doc, _, born_s, born_fields = ingest_timed(born_bytes, f"{label}.pdf", engine)
     acc, errors, total = char_accuracy(page_texts(born_bytes), page_texts(stored))
     pages = len(doc.pages)
     raw = raw_seconds(born_bytes)
@@ -103,6 +110,12 @@ def run_one(label: str, born_bytes: bytes, engine: str, truth: dict | None) -> f
         line += f"  recall scanned {sf / sn:.3f} ({sf}/{sn}) born {bf / bn:.3f} ({bf}/{bn})"
     ocr_pages = dict(doc.meta).get("ocr_pages", ())
     print(line + ("" if len(ocr_pages) == pages else f"  [OCR'd {len(ocr_pages)} of {pages} pages]"), flush=True)
+    if label == FORM_SAMPLE.stem:  # the flattened 申請書: fields and check-box states by geometry
+        for kind, found in (("scanned", fields), ("born-digital", born_fields)):
+            form = score(f"  form fields, {kind} {engine}", sample_truth(), found, None, include_radio=True)
+            print(form.line(), flush=True)
+            for miss in form.misses[:6] + form.wrong_states[:6]:
+                print("      miss:", miss)
     return acc
 
 
