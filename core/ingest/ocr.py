@@ -21,7 +21,7 @@ import statistics
 import subprocess
 import sys
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -29,6 +29,7 @@ import numpy as np
 import pymupdf
 
 from core.geometry import area, overlap_area
+from core.ingest.ocr_confidence import read_tsv, start_tsv, word_confidences
 from core.ingest.scan_marks import ScanMarks, find_marks
 from core.model import BBox
 
@@ -117,6 +118,7 @@ class OcrWord:
     bbox: BBox  # unrotated page coordinates, PDF points
     text: str
     line: int  # which OCR line it belongs to (its words share one font size)
+    confidence: float | None = None  # Tesseract's, 0..1 (core.ingest.ocr_confidence)
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,7 @@ class OcrOutcome:
     """What the OCR pass did to a document: the notice per scanned page and the engine's label."""
     notices: dict[int, str] = field(default_factory=dict)  # page number → notice
     sources: dict[int, str] = field(default_factory=dict)  # page number → what read it
+    words: dict[int, tuple[OcrWord, ...]] = field(default_factory=dict)  # page number → its OCR words
     pdf_bytes: bytes | None = None  # the document with its OCR text layers, when any was added
 
 
@@ -164,7 +167,9 @@ def ocr_document(doc: pymupdf.Document, settings: OcrSettings | None = None) -> 
         write_marks(page, result.marks)
         added = True
         outcome.sources[number] = label
+        outcome.words[number] = result.words
         outcome.notices[number] = (f"scanned page, OCR'd with {label}: {len(result.words)} words"
+                                   + _mean_confidence_text(result.words)
                                    + (f", {len(result.marks.boxes)} check boxes" if result.marks.boxes else ""))
     if added:
         outcome.pdf_bytes = doc.tobytes(garbage=1, deflate=True)
@@ -216,6 +221,7 @@ def ocr_words(page: pymupdf.Page, settings: OcrSettings, tessdata: str) -> OcrPa
     pixels[covered] = 255
     pix = _as_pixmap(pixels)
     pix.set_dpi(dpi, dpi)
+    tsv = start_tsv(pix.tobytes("png"), settings.language, dpi, tessdata)
     ocr_pdf = pymupdf.open(stream=pix.pdfocr_tobytes(language=settings.language, tessdata=tessdata), filetype="pdf")
     ocr_page = ocr_pdf.load_page(0)
     unzoom = page.rect.width / ocr_page.rect.width
@@ -230,6 +236,8 @@ def ocr_words(page: pymupdf.Page, settings: OcrSettings, tessdata: str) -> OcrPa
                 if text and usable_chars(text) and not _is_a_box(box, marks):
                     words.append(OcrWord(box, text, line_no))
             line_no += 1
+    confidences = word_confidences([w.bbox for w in words], read_tsv(tsv, settings.timeout), dpi / 72)
+    words = [replace(w, confidence=c) for w, c in zip(words, confidences)]
     return OcrPage(tuple(words), dpi, marks=marks)
 
 
@@ -305,6 +313,28 @@ def _line_sizes(words: Sequence[OcrWord]) -> dict[int, float]:
     # Tesseract's boxes follow the glyphs, so one body size reads as 9.5, 10 and 10.5 from line
     # to line; within 12 % of the page's common size it is that size
     return {line: common if abs(size - common) <= 0.12 * common else size for line, size in raw.items()}
+
+
+def _mean_confidence_text(words: Sequence[OcrWord]) -> str:
+    confs = [w.confidence for w in words if w.confidence is not None]
+    return f", mean confidence {statistics.fmean(confs):.2f}" if confs else ""
+
+
+LOW_CONFIDENCE = 0.6  # a word below this is shown as doubtful (Inspect)
+
+
+def element_ocr_attrs(bbox: BBox, source: str, words: Sequence[OcrWord]) -> dict[str, object]:
+    """What an element of OCR text records: what read it, the mean confidence of its words and
+    the boxes of its doubtful ones."""
+    inside = [w for w in words if bbox[0] <= (w.bbox[0] + w.bbox[2]) / 2 <= bbox[2]
+              and bbox[1] <= (w.bbox[1] + w.bbox[3]) / 2 <= bbox[3] and w.confidence is not None]
+    attrs: dict[str, object] = {"ocr": source}
+    if inside:
+        attrs["ocr_confidence"] = round(statistics.fmean(w.confidence for w in inside), 2)
+        low = tuple(tuple(round(v, 1) for v in w.bbox) for w in inside if w.confidence < LOW_CONFIDENCE)
+        if low:
+            attrs["ocr_low_words"] = low
+    return attrs
 
 
 def without_page_scan(images: list[tuple[BBox, str]], width: float, height: float) -> list[tuple[BBox, str]]:

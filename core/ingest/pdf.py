@@ -23,7 +23,7 @@ from core.ingest.fast_engine import body_size, fast_drafts, keep_one_title
 from core.ingest.layout_engine import layout_drafts
 from core.ingest.layout_worker import WORKER, LayoutCrashed, LayoutWorker
 from core.ingest.lines import is_vertical
-from core.ingest.ocr import OcrOutcome, OcrSettings, ocr_document, without_page_scan
+from core.ingest.ocr import OcrOutcome, OcrSettings, element_ocr_attrs, ocr_document, without_page_scan
 from core.ingest.opening import OpenedPdf, open_pdf
 from core.ingest.page_facts import PageFacts, read_page
 from core.ingest.reading_order import insert_in_order, xy_cut_order
@@ -127,8 +127,9 @@ def _mark_ocr(page: Page, ocr: OcrOutcome) -> Page:
     source = ocr.sources.get(page.number)
     elements = page.elements
     if source:
-        elements = tuple(replace(e, attrs=FrozenMap(sorted({**dict(e.attrs), "ocr": source}.items()))) if e.text else e
-                         for e in elements)
+        words = ocr.words.get(page.number, ())
+        elements = tuple(replace(e, attrs=FrozenMap(sorted({**dict(e.attrs), **element_ocr_attrs(e.bbox, source, words)}.items())))
+                         if e.text else e for e in elements)
     return replace(page, elements=elements, notice="; ".join(n for n in (notice, page.notice) if n))
 
 

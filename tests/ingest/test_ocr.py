@@ -107,6 +107,9 @@ def test_a_scanned_png_is_read_with_its_text_and_check_box_states(workspace, tes
     for expected in ("山田太郎", "交通費", "12,000円"):
         assert expected in text
     assert all(e.attr("ocr", "").startswith("Tesseract via PyMuPDF") for e in page.elements if e.text)
+    name = next(e for e in page.elements if "山田" in e.text)
+    assert 0.5 <= name.attr("ocr_confidence") <= 1.0  # Tesseract's own confidence for the words
+    assert "mean confidence 0." in page.notice
     marks = sorted((e for e in page.elements if e.category is Category.SELECTION_MARK), key=lambda e: e.bbox[1])
     assert [m.state for m in marks] == ["selected", "unselected"]
     assert abs(marks[0].bbox[1] - 180) < 4 and abs(marks[1].bbox[1] - 210) < 4
