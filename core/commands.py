@@ -69,6 +69,7 @@ def cli_ingest(args: argparse.Namespace, ws: Workspace) -> int:
             continue
         line = {**_document_line(result.record), "created": result.created}
         print(json.dumps(line, ensure_ascii=False), flush=True)
+        _print_scanned_pages(ws, result.record)
     return 2 if failed else 0
 
 
@@ -251,6 +252,14 @@ def _expansion(args: argparse.Namespace):
 def _document_line(record: DocumentRecord) -> dict[str, Any]:
     """What `ingest` and `import` print of a stored document (DESIGN.md's command line)."""
     return {"doc_id": record.doc_id, "source": record.source, "pages": record.page_count, "engine": record.engine}
+
+
+def _print_scanned_pages(ws: Workspace, record: DocumentRecord) -> None:
+    """Scanned pages, OCR'd or not, one note each on stderr (core.ingest.ocr)."""
+    from core.ingest.ocr import scanned_page_notes
+
+    for note in scanned_page_notes(ws.load_machine_document(record.doc_id, record.engine)):
+        print(note, file=sys.stderr)
 
 
 def _print_anchor_warnings(report: ImportReport, out=None) -> None:

@@ -91,15 +91,29 @@ def result_message(name: str, result, seconds: float) -> tuple[str, str]:
     state.select_document(record.doc_id)
     pages = f"{record.page_count} page{'s' if record.page_count != 1 else ''}"
     rate = f"{record.page_count / seconds:.2f} pages/s" if seconds > 0 else "instantly"
-    return "success", (f"Added {md_escape(record.source)}: {pages} in {seconds_text(seconds)} ({rate}), "
-                       f"{record.engine} engine.")
+    scanned = _scanned_pages_line(record)
+    return ("warning" if "no OCR available" in scanned else "success",
+            f"Added {md_escape(record.source)}: {pages} in {seconds_text(seconds)} ({rate}), "
+            f"{record.engine} engine.{scanned}")
+
+
+def _scanned_pages_line(record) -> str:
+    """" Scanned pages: …" with what read them (core.ingest.ocr), or "" for a born-digital file."""
+    from core.ingest.ocr import scanned_page_notes
+
+    doc = state.workspace().load_machine_document(record.doc_id, record.engine)
+    notes = [n.split(": ", 1)[1] for n in scanned_page_notes(doc)]
+    return (" " + md_escape("; ".join(notes[:3]) + (f" (and {len(notes) - 3} more)" if len(notes) > 3 else ""))
+            if notes else "")
 
 
 def upload_section(feedback) -> None:
     limit = max_upload_mb()
     files = st.file_uploader(
-        "PDF files", type=["pdf"], accept_multiple_files=True, key="rli:uploader",
-        help=(f"Up to {limit:.0f} MB each. " if limit else "") + "Files are stored by content hash in the workspace.",
+        "PDF files or scans (PNG, JPEG, TIFF)", type=["pdf", "png", "jpg", "jpeg", "tif", "tiff"],
+        accept_multiple_files=True, key="rli:uploader",
+        help=(f"Up to {limit:.0f} MB each. " if limit else "") + "Files are stored by content hash in the workspace. "
+             "Scanned pages and images are read with OCR (Tesseract) when it is installed.",
     )
     engine = st.radio("Engine", list(ENGINES), format_func=ENGINES.__getitem__, horizontal=True, key="rli:engine")
     password = None

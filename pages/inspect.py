@@ -184,6 +184,11 @@ def no_document() -> None:
     st.page_link("pages/documents.py", label="Go to Documents", icon=":material/folder_open:")
 
 
+def low_confidence_boxes(page) -> list[tuple]:
+    """The boxes of OCR words Tesseract was unsure of (core.ingest.ocr's attrs["ocr_low_words"])."""
+    return [(tuple(box), "#d62728", "") for e in page.elements for box in (e.attr("ocr_low_words") or ())]
+
+
 def inspect_page(doc: Document) -> None:
     number = state.current_page(doc)
     page = doc.page(number)
@@ -192,6 +197,10 @@ def inspect_page(doc: Document) -> None:
     edit_panel(doc, number, state.selected_element_id(doc.doc_id))  # ui/edit_panel.py (corrections)
     if page.notice:
         st.caption(md_escape(page.notice))
+    doubtful = low_confidence_boxes(page)
+    if doubtful:
+        st.caption(f"{len(doubtful)} OCR word{'s' if len(doubtful) != 1 else ''} read with low confidence "
+                   "(below 0.6) are outlined in red.")
 
     visible = visible_categories()
     selected = state.selected_element_id(doc.doc_id)
@@ -202,7 +211,7 @@ def inspect_page(doc: Document) -> None:
     page_col, side_col = st.columns([7, 3], gap="medium")
     with page_col:
         click = None if editing_canvas(doc, number) else page_view(doc, number, zoom=state.zoom(page), key="inspect", visible=visible,
-                          selected=selected, show_order=show_order)
+                          selected=selected, show_order=show_order, boxes=doubtful)
     if click is not None and click.element_id != selected:
         choose_element(click.element_id, doc)
         st.rerun()  # redraw with the new highlight, table marker and details

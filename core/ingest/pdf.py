@@ -23,6 +23,7 @@ from core.ingest.fast_engine import body_size, fast_drafts, keep_one_title
 from core.ingest.layout_engine import layout_drafts
 from core.ingest.layout_worker import WORKER, LayoutCrashed, LayoutWorker
 from core.ingest.lines import is_vertical
+from core.ingest.ocr import OcrOutcome, OcrSettings, element_ocr_attrs, ocr_document, without_page_scan
 from core.ingest.opening import OpenedPdf, open_pdf
 from core.ingest.page_facts import PageFacts, read_page
 from core.ingest.reading_order import insert_in_order, xy_cut_order
@@ -94,27 +95,54 @@ def parse_pdf(
     engine: str = "layout",
     password: str | None = None,
     progress: ProgressFn | None = None,
+    ocr_settings: OcrSettings | None = None,
 ) -> Parsed:
-    """Parse every page with the chosen engine. Raises a BadInput subclass for unusable files."""
+    """Parse every page with the chosen engine; scanned pages are OCR'd first (core.ingest.ocr).
+    Raises a BadInput subclass for unusable files."""
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
-    opened = open_pdf(data, filename, password)
+    opened, ocr = _with_ocr_layers(open_pdf(data, filename, password), ocr_settings)
     labels = bool(opened.doc.get_page_labels())
     started = time.perf_counter()
     worker = WORKER if engine == "layout" else None
     with worker.lock if worker else contextlib.nullcontext():
-        reads = _read_pages(opened, sha256, filename, worker, labels, progress)
+        reads = _read_pages(opened, sha256, filename, worker, labels, progress, set(ocr.sources))
     body = body_size(reads.facts)
     fast_pages = _fast_pages(engine, reads, body)
-    pages = [_ordered_page(doc_id, engine, facts, fast_pages[i], reads, i) for i, facts in enumerate(reads.facts)]
-    meta = _document_meta(opened, reads, body, started)
+    pages = [_mark_ocr(_ordered_page(doc_id, engine, facts, fast_pages[i], reads, i), ocr)
+             for i, facts in enumerate(reads.facts)]
+    meta = _document_meta(opened, reads, body, started, ocr)
     document = Document(doc_id, filename, sha256, engine, tuple(pages), engine_version(engine), meta)
     return Parsed(document, opened.pdf_bytes)
 
 
+def _with_ocr_layers(opened: OpenedPdf, settings: OcrSettings | None) -> tuple[OpenedPdf, OcrOutcome]:
+    """The PDF with an invisible OCR text layer on each scanned page: what the engines read and
+    the workspace stores (the pages look the same; their text can now be read and selected)."""
+    ocr = ocr_document(opened.doc, settings)
+    if ocr.pdf_bytes is None:
+        return opened, ocr
+    return OpenedPdf(pymupdf.open(stream=ocr.pdf_bytes, filetype="pdf"), ocr.pdf_bytes, opened.encrypted), ocr
+
+
+def _mark_ocr(page: Page, ocr: OcrOutcome) -> Page:
+    """A scanned page says so, and each element read from its OCR text records what read it."""
+    notice = ocr.notices.get(page.number)
+    if notice is None:
+        return page
+    source = ocr.sources.get(page.number)
+    elements = page.elements
+    if source:
+        words = ocr.words.get(page.number, ())
+        elements = tuple(replace(e, attrs=FrozenMap(sorted({**dict(e.attrs), **element_ocr_attrs(e.bbox, source, words)}.items())))
+                         if e.text else e for e in elements)
+    return replace(page, elements=elements, notice="; ".join(n for n in (notice, page.notice) if n))
+
+
 def _read_pages(opened: OpenedPdf, sha256: str, filename: str, worker: LayoutWorker | None,
-                labels: bool, progress: ProgressFn | None) -> _PageReads:
-    """`labels`: whether the document has page-label rules (see read_page)."""
+                labels: bool, progress: ProgressFn | None, ocr_pages: set[int]) -> _PageReads:
+    """`labels`: whether the document has page-label rules (see read_page); `ocr_pages`: the page
+    numbers given an OCR text layer."""
     doc = opened.doc
     total = doc.page_count
     reads = _PageReads([], [], {})
@@ -123,6 +151,8 @@ def _read_pages(opened: OpenedPdf, sha256: str, filename: str, worker: LayoutWor
             requested = bool(worker) and _request_model_boxes(worker, sha256, opened.pdf_bytes, index)
             page = doc.load_page(index)
             facts = read_page(page, labels=labels)
+            if facts.number in ocr_pages:
+                facts.images = without_page_scan(facts.images, facts.width, facts.height)
             reads.facts.append(facts)
             if worker:
                 _collect_model_drafts(worker, requested, page, facts, index, reads)
@@ -196,8 +226,10 @@ def _fast_reading_order(facts: PageFacts, drafts: list[Draft]) -> list[Draft]:
     return insert_in_order([drafts[j] for j in order], widget_drafts(facts.widgets))
 
 
-def _document_meta(opened: OpenedPdf, reads: _PageReads, body: float, started: float) -> FrozenMap:
+def _document_meta(opened: OpenedPdf, reads: _PageReads, body: float, started: float, ocr: OcrOutcome) -> FrozenMap:
     meta = {
+        "ocr_pages": tuple(sorted(ocr.sources)),  # scanned pages given an OCR text layer
+        "scanned_pages": tuple(sorted(ocr.notices)),
         "body_size": body,
         "fallback_pages": tuple(sorted(reads.crashed)),
         "widget_fallback_pages": tuple(f.number for f in reads.facts if f.widget_fallback),

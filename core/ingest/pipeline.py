@@ -56,12 +56,13 @@ def ingest_bytes(
     progress=None,
     max_bytes: int | None = None,
 ) -> IngestResult:
-    """Parse, refine and store one PDF.
+    """Parse, refine and store one PDF (or PNG/JPEG/TIFF image, see core.ingest.images).
 
     `progress(done_pages, total_pages)` is called after each page. `max_bytes` defaults to
     `configured_max_bytes()`. Raises a `core.errors.BadInput` subclass for unusable files; the
     workspace is then unchanged.
     """
+    from core.ingest.images import image_kind, image_to_pdf, with_page_notices
     from core.ingest.pdf import parse_pdf
     from core.refine.rules import refine
 
@@ -80,9 +81,13 @@ def ingest_bytes(
             progress(existing.page_count, existing.page_count)
         return IngestResult(existing, created=False)
 
-    parsed = parse_pdf(data, doc_id=doc_id, sha256=sha, filename=filename, engine=engine,
+    pdf_data, notices = data, {}
+    if image_kind(data):  # a scan as PNG/JPEG/TIFF: one page per image, OCR'd like a scanned PDF
+        converted = image_to_pdf(data, filename)
+        pdf_data, notices = converted.pdf_bytes, converted.notices
+    parsed = parse_pdf(pdf_data, doc_id=doc_id, sha256=sha, filename=filename, engine=engine,
                        password=password, progress=progress)
-    document = refine(parsed.document)
+    document = refine(with_page_notices(parsed.document, notices))
     pdf_path = ws.pdf_path(sha)
     new_pdf = not pdf_path.exists()
     ws.store_pdf(sha, parsed.pdf_bytes)

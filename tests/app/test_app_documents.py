@@ -181,3 +181,16 @@ def test_first_visit_to_an_empty_workspace_ingests_the_samples(empty_workspace):
     docs, _ = workspace_state(empty_workspace)
     assert len(docs) == len(list(SAMPLE_DOCS.glob("*.pdf")))
     assert "page 1 of" in texts(at)  # Inspect is the first page and shows a sample right away
+
+
+def test_an_uploaded_scan_says_when_no_ocr_is_available(sample_workspace, monkeypatch):
+    from scan_builders import scanned_page_png
+
+    monkeypatch.setenv("RLI_OCR_LANG", "zzz_missing")  # as on a machine without Tesseract's data
+    png = scanned_page_png(pymupdf.open(stream=small_pdf("スキャンした申請書"), filetype="pdf")[0], dpi=72)
+    at = open_page("pages/documents.py", sample_workspace)
+    upload(at, ("scan.png", png))
+    assert not at.exception
+    [warning] = [w.value for w in at.warning]
+    assert warning.startswith("Added scan\\.png: 1 page, fast engine. scan\\.png page 1\\: scanned page, "
+                              "no OCR available\\: install tesseract\\-ocr")

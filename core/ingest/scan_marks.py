@@ -1,0 +1,112 @@
+"""Rulings and check boxes of a scanned page, found in its pixels.
+
+A born-digital form draws its cell borders, underlines and check boxes as vectors (or sets ☑/☐
+glyphs); on a scan they are ink. This finds long thin horizontal and vertical strokes (rulings)
+and small square outlines or rings (check boxes and radio buttons, filled when ink sits inside
+them) on the binarised page, so core.ingest.ocr can write them back as invisible vector paths
+that the forms geometry and the selection-mark rules read like a born-digital page's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import ndimage
+
+from core.model import BBox
+
+INK = 190  # grey level below which a pixel is ink (after the median filter); form rulings are often grey
+MIN_H_RULE = 24.0  # points: shorter horizontal strokes are parts of glyphs
+MIN_V_RULE = 12.0
+ERASE_RULE = 40.0  # points: rules at least this long are erased before OCR (a heading's strokes are shorter)
+BOX_MIN, BOX_MAX = 6.5, 16.0  # points: the side of a check box
+FILLED_SHARE = 0.12  # ink share of a box's inner half above which it is ticked
+
+
+@dataclass(frozen=True)
+class ScanMarks:
+    hsegs: tuple[tuple[float, float, float], ...] = ()  # y, x0, x1 (points)
+    vsegs: tuple[tuple[float, float, float], ...] = ()  # x, y0, y1
+    boxes: tuple[tuple[BBox, bool], ...] = ()  # check-box outline, ticked
+
+
+def find_marks(gray: np.ndarray, zoom: float) -> tuple[ScanMarks, np.ndarray]:
+    """(the marks, the pixels they cover) of `gray`, the page in grey levels (rows × columns) at
+    `zoom` pixels per point. Tesseract reads better with those pixels erased: a box beside its
+    label is read as 口 or 人 and pulls the label into garbage, a cell border splits lines."""
+    ink = gray < INK
+    h_mask = ndimage.binary_opening(ink, structure=np.ones((1, max(3, int(MIN_H_RULE * zoom))), bool))
+    v_mask = ndimage.binary_opening(ink, structure=np.ones((max(3, int(MIN_V_RULE * zoom)), 1), bool))
+    covered = np.zeros_like(ink)
+    hsegs = tuple(_strokes(h_mask, zoom, covered, horizontal=True))
+    vsegs = tuple(_strokes(v_mask, zoom, covered, horizontal=False))
+    # a box's sides are shorter than a rule, so the openings leave them; long rules are taken out
+    # so a box drawn on a cell border still stands alone
+    boxes = tuple(_boxes(ink & ~h_mask & ~v_mask, zoom))
+    covered = ndimage.binary_dilation(covered, iterations=1)
+    for (x0, y0, x1, y1), _ in boxes:
+        covered[max(0, int(y0 * zoom) - 1): int(y1 * zoom) + 2, max(0, int(x0 * zoom) - 1): int(x1 * zoom) + 2] = True
+    return ScanMarks(hsegs, vsegs, boxes), covered
+
+
+def _strokes(mask: np.ndarray, zoom: float, covered: np.ndarray, *, horizontal: bool):
+    """The rules in `mask`, marking their pixels in `covered`."""
+    labels, _ = ndimage.label(mask)
+    for index, sl in enumerate(ndimage.find_objects(labels), start=1):
+        rows, cols = sl
+        y0, y1, x0, x1 = rows.start / zoom, rows.stop / zoom, cols.start / zoom, cols.stop / zoom
+        length, across = (x1 - x0, y1 - y0) if horizontal else (y1 - y0, x1 - x0)
+        # a skewed scan tilts a long rule: allow 1 % of its length across, plus its thickness
+        if across > 3.0 + 0.01 * length:
+            continue
+        if length >= ERASE_RULE:
+            covered[sl] |= labels[sl] == index
+        if horizontal:
+            yield (round((y0 + y1) / 2, 1), round(x0, 1), round(x1, 1))
+        else:
+            yield (round((x0 + x1) / 2, 1), round(y0, 1), round(y1, 1))
+
+
+def _boxes(ink: np.ndarray, zoom: float):
+    labels, _ = ndimage.label(ink)
+    for index, sl in enumerate(ndimage.find_objects(labels), start=1):
+        rows, cols = sl
+        h, w = (rows.stop - rows.start) / zoom, (cols.stop - cols.start) / zoom
+        if not (BOX_MIN <= w <= BOX_MAX and BOX_MIN <= h <= BOX_MAX and abs(w - h) <= 0.2 * max(w, h)):
+            continue
+        piece = labels[sl] == index
+        if _outline_share(piece) < 0.75 or _crossed(piece):
+            continue
+        bbox = (round(cols.start / zoom, 1), round(rows.start / zoom, 1),
+                round(cols.stop / zoom, 1), round(rows.stop / zoom, 1))
+        inner = _inner_ink(ink[sl])
+        yield (bbox, inner >= FILLED_SHARE)
+
+
+def _outline_share(piece: np.ndarray) -> float:
+    """How much of the component's bounding frame (square) or inscribed circle (ring) is ink."""
+    rows, cols = piece.shape
+    band = max(1, min(rows, cols) // 8)
+    frame = np.zeros_like(piece)
+    frame[:band, :] = frame[-band:, :] = frame[:, :band] = frame[:, -band:] = True
+    square = (piece & frame).sum() / frame.sum()
+    yy, xx = np.mgrid[0:rows, 0:cols]
+    r = min(rows, cols) / 2
+    dist = np.hypot(yy - (rows - 1) / 2, xx - (cols - 1) / 2)
+    ring = (dist >= r - 1.5 * band) & (dist <= r)
+    round_share = (piece & ring).sum() / max(ring.sum(), 1)
+    return max(square, round_share)
+
+
+def _crossed(piece: np.ndarray) -> bool:
+    """A bar from side to side inside the frame: a kanji (日, 田, 目, 四), not a tick in a box."""
+    rows, cols = piece.shape
+    inner_rows = piece[rows // 5: rows - rows // 5, :]
+    inner_cols = piece[:, cols // 5: cols - cols // 5]
+    return bool((inner_rows.mean(axis=1) >= 0.9).any() or (inner_cols.mean(axis=0) >= 0.9).any())
+
+
+def _inner_ink(ink: np.ndarray) -> float:
+    rows, cols = ink.shape
+    inner = ink[rows // 4: rows - rows // 4, cols // 4: cols - cols // 4]
+    return float(inner.mean()) if inner.size else 0.0

@@ -1,0 +1,154 @@
+"""Scanned pages (core.ingest.ocr, core.ingest.scan_marks) and images as input (core.ingest.images).
+
+The OCR tests run Tesseract for real on one small page (A6, 200 dpi) and skip, saying why, where
+the Tesseract language data is absent; CI installs it (scripts/system_packages.sh)."""
+from __future__ import annotations
+
+import io
+import struct
+import unicodedata
+import zlib
+
+import pymupdf
+import pytest
+from PIL import Image
+
+from core.categories import Category
+from core.cli import main
+from core.errors import FileTooLarge
+from core.ingest.images import CorruptImage, image_to_pdf
+from core.ingest.ocr import OcrSettings, capped_dpi, find_tessdata, is_scanned, usable_chars
+from core.ingest.pipeline import ingest_bytes
+from conftest import SAMPLE_DOCS
+from scan_builders import scanned_page_png, scanned_pdf
+
+
+def small_form_pdf() -> bytes:
+    """An A6 page: a heading, two label/value lines, a ticked and an empty check box with labels."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=298, height=420)
+    page.insert_text((40, 60), "経費精算申請書", fontname="japan", fontsize=18)
+    page.insert_text((40, 110), "氏名　山田太郎", fontname="japan", fontsize=12)
+    page.insert_text((40, 140), "交通費　12,000円", fontname="japan", fontsize=12)
+    shape = page.new_shape()
+    for y in (180, 210):
+        shape.draw_rect(pymupdf.Rect(40, y, 50, y + 10))
+    shape.finish(color=(0, 0, 0), width=0.8)
+    shape.draw_polyline([(42, 185), (45, 188), (49, 181)])  # the tick in the first box
+    shape.finish(color=(0, 0, 0), width=1.2)
+    shape.commit()
+    page.insert_text((56, 189), "会議費", fontname="japan", fontsize=11)
+    page.insert_text((56, 219), "交際費", fontname="japan", fontsize=11)
+    return doc.tobytes()
+
+
+def flat(text: str) -> str:
+    return "".join(unicodedata.normalize("NFKC", text).split())
+
+
+@pytest.fixture
+def tesseract():
+    folder, why = find_tessdata(OcrSettings.from_env())
+    if folder is None:
+        pytest.skip(f"Tesseract language data absent: {why}")
+    return folder
+
+
+@pytest.fixture
+def ocr_200dpi(monkeypatch):
+    monkeypatch.setenv("RLI_OCR_DPI", "200")  # the scans are 200 dpi; more only costs CI time
+
+
+def test_usable_characters_leave_out_whitespace_replacement_and_control_characters():
+    assert usable_chars(" \u3000\ufffd\x07\ue000\n") == 0
+    assert usable_chars("経費 a1") == 4
+
+
+def test_a_born_digital_page_is_not_scanned_and_its_scanned_copy_is():
+    born = (SAMPLE_DOCS / "keihi_seisan_kitei.pdf").read_bytes()
+    assert not is_scanned(pymupdf.open(stream=born, filetype="pdf")[1])
+    scan = pymupdf.open(stream=scanned_pdf(born, [1]), filetype="pdf")
+    assert is_scanned(scan[0])
+
+
+def test_the_render_resolution_is_capped_by_the_pixel_limit():
+    a4 = pymupdf.Rect(0, 0, 595, 842)
+    assert capped_dpi(a4, 300, 40_000_000) == 300
+    dpi = capped_dpi(a4, 300, 4_000_000)
+    assert dpi < 300 and (595 * dpi / 72) * (842 * dpi / 72) <= 4_000_000
+
+
+def test_a_scanned_page_without_ocr_data_says_what_to_install(workspace, monkeypatch):
+    monkeypatch.setenv("RLI_OCR_LANG", "zzz_missing")
+    result = ingest_bytes(workspace, scanned_pdf(small_form_pdf()), "scan.pdf", engine="fast")
+    page = workspace.load_machine_document(result.record.doc_id, "fast").pages[0]
+    assert page.notice.startswith("scanned page, no OCR available: install tesseract-ocr")
+    assert [e.category for e in page.elements] == [Category.PICTURE]
+
+
+def test_ocr_that_hangs_falls_back_to_the_picture_with_a_notice(workspace, monkeypatch, tesseract):
+    monkeypatch.setenv("RLI_OCR_TIMEOUT", "0.01")
+    result = ingest_bytes(workspace, scanned_pdf(small_form_pdf()), "scan.pdf", engine="fast")
+    page = workspace.load_machine_document(result.record.doc_id, "fast").pages[0]
+    assert page.notice.startswith("scanned page, OCR failed (no answer within 0.01 s)")
+    assert [e.category for e in page.elements] == [Category.PICTURE]
+
+
+def test_a_scanned_png_is_read_with_its_text_and_check_box_states(workspace, tesseract, ocr_200dpi, tmp_path, capsys):
+    png = scanned_page_png(pymupdf.open(stream=small_form_pdf(), filetype="pdf")[0])
+    path = tmp_path / "form.png"
+    path.write_bytes(png)
+    assert main(["ingest", str(path), "--engine", "fast", "--workspace", str(workspace.root)]) == 0
+    err = capsys.readouterr().err
+    assert "form.png page 1: scanned page, OCR'd with Tesseract via PyMuPDF" in err
+    doc = workspace.load_machine_document(workspace.documents()[0].doc_id, "fast")
+    page = doc.pages[0]
+    text = flat(" ".join(e.text for e in page.elements))
+    for expected in ("山田太郎", "交通費", "12,000円"):
+        assert expected in text
+    assert all(e.attr("ocr", "").startswith("Tesseract via PyMuPDF") for e in page.elements if e.text)
+    name = next(e for e in page.elements if "山田" in e.text)
+    assert 0.5 <= name.attr("ocr_confidence") <= 1.0  # Tesseract's own confidence for the words
+    assert "mean confidence 0." in page.notice
+    marks = sorted((e for e in page.elements if e.category is Category.SELECTION_MARK), key=lambda e: e.bbox[1])
+    assert [m.state for m in marks] == ["selected", "unselected"]
+    assert abs(marks[0].bbox[1] - 180) < 4 and abs(marks[1].bbox[1] - 210) < 4
+
+
+def test_the_layout_engine_reads_the_ocr_text_layer(workspace, tesseract, ocr_200dpi):
+    result = ingest_bytes(workspace, scanned_pdf(small_form_pdf()), "scan.pdf", engine="layout")
+    page = workspace.load_machine_document(result.record.doc_id, "layout").pages[0]
+    assert page.notice.startswith("scanned page, OCR'd with Tesseract via PyMuPDF")
+    assert "山田太郎" in flat(" ".join(e.text for e in page.elements))
+    stored = pymupdf.open(workspace.pdf_path(result.record.sha256))
+    assert "山田太郎" in flat(stored[0].get_text())  # the text layer is in the stored PDF: box text works
+
+
+def test_a_corrupt_image_is_refused_with_a_message_and_nothing_is_stored(workspace):
+    png = scanned_page_png(pymupdf.open(stream=small_form_pdf(), filetype="pdf")[0])
+    with pytest.raises(CorruptImage, match="form.png is a damaged or unreadable PNG"):
+        ingest_bytes(workspace, png[:400], "form.png", engine="fast")
+    assert workspace.documents() == []
+
+
+def _png_header(width: int, height: int) -> bytes:
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b""))
+
+
+def test_an_image_over_the_pixel_limit_is_refused_before_it_is_decoded():
+    with pytest.raises(FileTooLarge, match=r"huge.png is too large an image to read \(Image size \(900000000 pixels\)"):
+        image_to_pdf(_png_header(30000, 30000), "huge.png")
+
+
+def test_a_large_image_is_downscaled_with_a_notice_and_a_tiff_gives_one_page_per_frame():
+    buf = io.BytesIO()
+    frames = [Image.new("L", (400, 300), 255), Image.new("L", (200, 100), 0)]
+    frames[0].save(buf, format="TIFF", save_all=True, append_images=frames[1:], dpi=(100, 100))
+    converted = image_to_pdf(buf.getvalue(), "two.tif", max_pixels=60_000)
+    pdf = pymupdf.open(stream=converted.pdf_bytes, filetype="pdf")
+    assert pdf.page_count == 2
+    assert (round(pdf[0].rect.width), round(pdf[0].rect.height)) == (288, 216)  # 400×300 px at 100 dpi
+    assert converted.notices == {1: "image downscaled from 400×300 to 282×212 pixels (over 60,000 pixels)"}
