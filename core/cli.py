@@ -12,6 +12,8 @@ from typing import Callable
 
 from core import commands
 from core.errors import InspectorError
+from core.store.migrate import cli_migrate
+from core.store.opening import open_workspace
 from core.store.workspace import Workspace
 
 # command name -> its handler; each takes (args, workspace) and returns an exit code
@@ -24,6 +26,7 @@ HANDLERS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
     "chunks": commands.cli_chunks,
     "gold": commands.cli_gold,
     "evaluate": commands.cli_evaluate,
+    "migrate": cli_migrate,
 }
 
 
@@ -31,6 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m core", description="RAG Layout Inspector, headless")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--workspace", help="workspace folder (default ./workspace or $RLI_WORKSPACE)")
+    common.add_argument("--database-url", help="a shared PostgreSQL workspace, postgresql://… "
+                        "(default $RLI_DATABASE_URL; without one, the SQLite workspace folder)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("ingest", parents=[common], help="ingest PDFs; one JSON line per document")
@@ -79,13 +84,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", default="500,1000,2000,4000", help="context budgets in characters")
     p.add_argument("--scope", choices=("corpus", "routed"), default="corpus")
     p.add_argument("--json", action="store_true")
+    p = sub.add_parser("migrate", parents=[common], help="copy a SQLite workspace into an empty PostgreSQL database")
+    p.add_argument("--to", required=True, metavar="postgresql://…", help="the target database's URL")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        ws = Workspace(args.workspace)
+        ws = open_workspace(args.workspace, args.database_url)
         return HANDLERS[args.command](args, ws)
     except InspectorError as err:
         print(f"error: {err}", file=sys.stderr)

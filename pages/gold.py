@@ -20,6 +20,7 @@ from core.evaluation.gold import (ANCHORED, Evidence, GoldItem, all_tags, delete
                                   parse_gold_jsonl, save_item, toggle_evidence)
 from core.model import Document
 from core.render import Box
+from core.store.opening import reopen
 from core.store.workspace import Workspace
 from ui import state
 from ui.page_view import page_view
@@ -315,11 +316,9 @@ def export_section(ws: Workspace, items: list[GoldItem]) -> None:
         policy = "default"
         if fmt != "gold":
             policy = st.selectbox("Chunks from policy", ["default", "naive"], key="rli:gold:export_policy")
-        root = ws.root
-
         def build() -> str:
             # runs on Streamlit's download thread: open our own connection
-            return export_text(Workspace(root), items, fmt, policy)
+            return export_text(reopen(ws), items, fmt, policy)
 
         suffix = "json" if fmt == "llamaindex" else "jsonl"
         st.download_button("Download", data=build, file_name=f"gold_{fmt}.{suffix}", mime="application/json",
