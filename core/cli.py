@@ -12,6 +12,7 @@ from typing import Callable
 
 from core import commands
 from core.errors import InspectorError
+from core.batch.command import add_batch_parser, cli_batch
 from core.store.migrate import cli_migrate
 from core.store.opening import open_workspace
 from core.store.workspace import Workspace
@@ -27,6 +28,7 @@ HANDLERS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
     "gold": commands.cli_gold,
     "evaluate": commands.cli_evaluate,
     "migrate": cli_migrate,
+    "batch": cli_batch,
 }
 
 
@@ -86,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p = sub.add_parser("migrate", parents=[common], help="copy a SQLite workspace into an empty PostgreSQL database")
     p.add_argument("--to", required=True, metavar="postgresql://…", help="the target database's URL")
+    add_batch_parser(sub, common)
     return parser
 
 

@@ -21,7 +21,7 @@ from core.errors import CorruptPdf
 from core.ingest.draft import Draft
 from core.ingest.fast_engine import body_size, fast_drafts, keep_one_title
 from core.ingest.layout_engine import layout_drafts
-from core.ingest.layout_worker import WORKER, LayoutCrashed, LayoutWorker
+from core.ingest.layout_worker import LayoutCrashed, LayoutPool, LayoutWorker, layout_pool
 from core.ingest.lines import is_vertical
 from core.ingest.opening import OpenedPdf, open_pdf
 from core.ingest.page_facts import PageFacts, read_page
@@ -72,10 +72,11 @@ def engine_version(engine: str) -> str:
 
 
 @dataclass(frozen=True)
-class _PageReads:
-    """What reading the pages gathered: every page's facts and, with the layout engine, the model's drafts."""
+class PageReads:
+    """What reading a run of pages gathered: each page's facts and, with the layout engine, the
+    model's drafts. Picklable, so a batch task can read a page range and the driver assemble them."""
     facts: list[PageFacts]
-    model: list[ModelDrafts | None]  # None: the model crashed there
+    model: list[ModelDrafts | None]  # None: the model crashed there (or the engine is fast)
     crashed: dict[int, str]  # page number → why the model failed on it
 
 
@@ -90,14 +91,33 @@ def parse_pdf(
     progress: ProgressFn | None = None,
 ) -> Parsed:
     """Parse every page with the chosen engine. Raises a BadInput subclass for unusable files."""
-    if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
+    _check_engine(engine)
     opened = open_pdf(data, filename, password)
-    labels, widgets = bool(opened.doc.get_page_labels()), bool(opened.doc.is_form_pdf)
     started = time.perf_counter()
-    worker = WORKER if engine == "layout" else None
-    with worker.lock if worker else contextlib.nullcontext():
-        reads = _read_pages(opened, sha256, filename, worker, labels, widgets, progress)
+    reads = _read_with_pool(opened, sha256, filename, engine, range(opened.doc.page_count), None, progress)
+    return assemble(opened, reads, doc_id=doc_id, sha256=sha256, filename=filename, engine=engine, started=started)
+
+
+def read_page_range(data: bytes, *, sha256: str, filename: str, engine: str, start: int, stop: int,
+                    password: str | None = None, workers: int | None = None) -> PageReads:
+    """Pages [start, stop) of a PDF (0-based), read as parse_pdf reads them, for a batch task; the
+    layout model runs in this process's pool of `workers` processes."""
+    _check_engine(engine)
+    opened = open_pdf(data, filename, password)
+    return _read_with_pool(opened, sha256, filename, engine, range(start, min(stop, opened.doc.page_count)),
+                           workers, None)
+
+
+def merge_reads(parts: Sequence[PageReads]) -> PageReads:
+    """Consecutive page ranges' reads as one, in the order given."""
+    return PageReads([f for p in parts for f in p.facts], [m for p in parts for m in p.model],
+                     {n: why for p in parts for n, why in p.crashed.items()})
+
+
+def assemble(opened: OpenedPdf, reads: PageReads, *, doc_id: str, sha256: str, filename: str, engine: str,
+             started: float) -> Parsed:
+    """The Document from every page's reads: what needs the whole document (body size, one title,
+    reading order) is decided here, once all pages are read."""
     body = body_size(reads.facts)
     fast_pages = _fast_pages(engine, reads, body)
     pages = [_ordered_page(doc_id, engine, facts, fast_pages[i], reads, i) for i, facts in enumerate(reads.facts)]
@@ -106,25 +126,47 @@ def parse_pdf(
     return Parsed(document, opened.pdf_bytes)
 
 
-def _read_pages(opened: OpenedPdf, sha256: str, filename: str, worker: LayoutWorker | None,
-                labels: bool, widgets: bool, progress: ProgressFn | None) -> _PageReads:
-    """`labels` / `widgets`: whether the document has page-label rules / an AcroForm (see read_page)."""
+def _check_engine(engine: str) -> None:
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
+
+
+def _read_with_pool(opened: OpenedPdf, sha256: str, filename: str, engine: str, indices: range,
+                    workers: int | None, progress: ProgressFn | None) -> PageReads:
+    pool = layout_pool(workers) if engine == "layout" else None
+    with pool.lock if pool else contextlib.nullcontext():
+        return _read_pages(opened, sha256, filename, pool, indices, progress)
+
+
+def _read_pages(opened: OpenedPdf, sha256: str, filename: str, pool: LayoutPool | None,
+                indices: range, progress: ProgressFn | None) -> PageReads:
+    """Keep one page in flight on every layout process while this process reads the pages' text and
+    drawings; collect the model's answers in page order. Whether the document has page-label
+    rules / an AcroForm is asked once (see read_page)."""
     doc = opened.doc
-    total = doc.page_count
-    reads = _PageReads([], [], {})
+    labels, widgets = bool(doc.get_page_labels()), bool(doc.is_form_pdf)
+    reads = PageReads([], [], {})
+    requested: dict[int, bool] = {}
+    ahead = iter(indices)
     try:
-        for index in range(total):
-            requested = bool(worker) and _request_model_boxes(worker, sha256, opened.pdf_bytes, index)
+        for index in indices:
+            while pool and len(requested) < pool.size and (nxt := next(ahead, None)) is not None:
+                requested[nxt] = _request_model_boxes(pool.for_page(nxt), sha256, opened.pdf_bytes, nxt)
             page = doc.load_page(index)
             facts = read_page(page, labels=labels, widgets=widgets)
             reads.facts.append(facts)
-            if worker:
-                _collect_model_drafts(worker, requested, page, facts, index, reads)
+            if pool:
+                _collect_model_drafts(pool.for_page(index), requested.pop(index), page, facts, index, reads)
+            else:
+                reads.model.append(None)
             if progress:
-                progress(index + 1, total)
+                progress(len(reads.facts), len(indices))
     except (RuntimeError, ValueError, pymupdf.FileDataError) as err:
-        raise CorruptPdf(f"{filename}: page {len(reads.facts) + 1} cannot be read ({err}); "
+        raise CorruptPdf(f"{filename}: page {indices.start + len(reads.facts) + 1} cannot be read ({err}); "
                          "the file is damaged — get a fresh copy or re-save it from a PDF viewer") from err
+    finally:
+        for index in requested:  # an answer nobody will collect would be read as the next page's
+            pool.for_page(index).reset()
     return reads
 
 
@@ -140,7 +182,7 @@ def _request_model_boxes(worker: LayoutWorker, key: str, pdf_bytes: bytes, index
 
 
 def _collect_model_drafts(worker: LayoutWorker, requested: bool, page: pymupdf.Page, facts: PageFacts,
-                          index: int, reads: _PageReads) -> None:
+                          index: int, reads: PageReads) -> None:
     try:
         if not requested:
             raise LayoutCrashed("the layout process could not be reached")
@@ -150,7 +192,7 @@ def _collect_model_drafts(worker: LayoutWorker, requested: bool, page: pymupdf.P
         reads.model.append(None)
 
 
-def _fast_pages(engine: str, reads: _PageReads, body: float) -> list[list[Draft] | None]:
+def _fast_pages(engine: str, reads: PageReads, body: float) -> list[list[Draft] | None]:
     """The fast engine's drafts of every page it reads: all of them, or the layout pages the model crashed on."""
     largest = max((ln.size for f in reads.facts for ln in f.lines), default=body)
     fast_pages = [fast_drafts(facts, body, largest) if engine == "fast" or reads.model[i] is None else None
@@ -160,7 +202,7 @@ def _fast_pages(engine: str, reads: _PageReads, body: float) -> list[list[Draft]
     return fast_pages
 
 
-def _ordered_page(doc_id: str, engine: str, facts: PageFacts, fast: list[Draft] | None, reads: _PageReads,
+def _ordered_page(doc_id: str, engine: str, facts: PageFacts, fast: list[Draft] | None, reads: PageReads,
                   index: int) -> Page:
     """The page with its drafts in reading order; a layout page the model crashed on carries a notice."""
     notice = None
@@ -186,7 +228,7 @@ def _fast_reading_order(facts: PageFacts, drafts: list[Draft]) -> list[Draft]:
     return insert_in_order([drafts[j] for j in order], widget_drafts(facts.widgets))
 
 
-def _document_meta(opened: OpenedPdf, reads: _PageReads, body: float, started: float) -> FrozenMap:
+def _document_meta(opened: OpenedPdf, reads: PageReads, body: float, started: float) -> FrozenMap:
     meta = {
         "body_size": body,
         "fallback_pages": tuple(sorted(reads.crashed)),

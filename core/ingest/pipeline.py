@@ -62,7 +62,6 @@ def ingest_bytes(
     workspace is then unchanged.
     """
     from core.ingest.pdf import parse_pdf
-    from core.refine.rules import refine
 
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
@@ -81,17 +80,31 @@ def ingest_bytes(
 
     parsed = parse_pdf(data, doc_id=doc_id, sha256=sha, filename=filename, engine=engine,
                        password=password, progress=progress)
+    return store_parsed(ws, parsed, len(data))
+
+
+def store_parsed(ws: Workspace, parsed, size_bytes: int) -> IngestResult:
+    """Refine a parsed PDF (core.ingest.pdf.Parsed) and store it with its PDF; on failure the
+    workspace keeps no PDF it did not have before. Batch ingest calls this on its driver."""
+    from core.refine.rules import refine
+
     document = refine(parsed.document)
+    sha = document.sha256
     pdf_path = ws.pdf_path(sha)
     new_pdf = not pdf_path.exists()
     ws.store_pdf(sha, parsed.pdf_bytes)
     try:
-        record = ws.save_machine_document(document, len(data))
+        record = ws.save_machine_document(document, size_bytes)
     except BaseException:
         if new_pdf:
             pdf_path.unlink(missing_ok=True)  # keep the workspace as it was
         raise
     return IngestResult(record, created=True)
+
+
+def check_size(size: int, filename: str) -> None:
+    """The upload limit (configured_max_bytes) applied to a file of `size` bytes; FileTooLarge over it."""
+    _check_size(size, filename, configured_max_bytes())
 
 
 def start_layout_worker() -> None:
