@@ -26,6 +26,9 @@ class _Job:
     parts: dict[int, PageReads] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
 
+    def elapsed(self) -> float:
+        return round(time.perf_counter() - self.started, 3)
+
     @property
     def complete(self) -> bool:
         return len(self.parts) + len(self.errors) == len(self.ranges)
@@ -93,7 +96,7 @@ def _start(ws, path: Path, engine: str, report: BatchReport, seen: dict[str, Pat
 def _finish(ws, job: _Job, engine: str) -> FileOutcome:
     path = str(job.file.path)
     if job.errors:
-        return FileOutcome(path, FAILED, job.file.doc_id, message=job.errors[0])
+        return FileOutcome(path, FAILED, job.file.doc_id, message=job.errors[0], seconds=job.elapsed())
     try:
         opened = open_pdf(job.file.data, job.file.path.name)
         reads = merge_reads([job.parts[i] for i in range(len(job.ranges))])
@@ -101,8 +104,8 @@ def _finish(ws, job: _Job, engine: str) -> FileOutcome:
                           filename=job.file.path.name, engine=engine, started=job.started)
         result = store_parsed(ws, parsed, len(job.file.data))
     except Exception as err:  # one file's failure is its row; the batch goes on
-        return FileOutcome(path, FAILED, job.file.doc_id, message=_message(err))
-    return FileOutcome(path, DONE, result.record.doc_id, result.record.page_count)
+        return FileOutcome(path, FAILED, job.file.doc_id, message=_message(err), seconds=job.elapsed())
+    return FileOutcome(path, DONE, result.record.doc_id, result.record.page_count, seconds=job.elapsed())
 
 
 def _message(err: Exception) -> str:

@@ -19,6 +19,7 @@ class FileOutcome:
     doc_id: str = ""
     pages: int = 0
     message: str = ""
+    seconds: float = 0.0  # from the file's first task to its row (tasks, assembly, refine, store)
 
 
 @dataclass

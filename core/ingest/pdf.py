@@ -89,12 +89,15 @@ def parse_pdf(
     engine: str = "layout",
     password: str | None = None,
     progress: ProgressFn | None = None,
+    workers: int | None = None,
 ) -> Parsed:
-    """Parse every page with the chosen engine. Raises a BadInput subclass for unusable files."""
+    """Parse every page with the chosen engine. Raises a BadInput subclass for unusable files.
+    The layout model runs in a pool of `workers` processes (default: one per core, or
+    RLI_LAYOUT_WORKERS)."""
     _check_engine(engine)
     opened = open_pdf(data, filename, password)
     started = time.perf_counter()
-    reads = _read_with_pool(opened, sha256, filename, engine, range(opened.doc.page_count), None, progress)
+    reads = _read_with_pool(opened, sha256, filename, engine, range(opened.doc.page_count), workers, progress)
     return assemble(opened, reads, doc_id=doc_id, sha256=sha256, filename=filename, engine=engine, started=started)
 
 
