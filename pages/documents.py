@@ -28,7 +28,31 @@ def max_upload_mb() -> float | None:
         return None
 
 
-def ingest_upload(name: str, data: bytes, engine: str, password: str | None) -> tuple[str, str]:
+class BatchProgress:
+    """Over several uploaded files (a folder): file i of n, pages read so far and pages per second."""
+
+    def __init__(self, count: int):
+        self.count, self.index, self.pages, self.current = count, 0, 0, 0
+        self.started = time.perf_counter()
+        self.bar = st.progress(0.0, text=f"{count} files to read…")
+
+    def next_file(self, index: int) -> None:
+        self.index, self.pages, self.current = index, self.pages + self.current, 0
+
+    def page(self, done: int, total: int) -> None:
+        self.current = done
+        pages = self.pages + done
+        rate = pages / max(time.perf_counter() - self.started, 1e-6)
+        within = done / total if total else 1.0
+        self.bar.progress(min(1.0, (self.index + within) / self.count),
+                          text=f"File {self.index + 1} of {self.count} · {pages} pages · {rate:.1f} pages/s")
+
+    def empty(self) -> None:
+        self.bar.empty()
+
+
+def ingest_upload(name: str, data: bytes, engine: str, password: str | None,
+                  overall: BatchProgress | None = None) -> tuple[str, str]:
     """Ingest one uploaded file; returns (level, message) for the results list. Nothing is written
     when it fails: ingest stores the PDF and its output in one go, only after parsing succeeded."""
     from core.ingest.pipeline import ingest_bytes
@@ -37,6 +61,8 @@ def ingest_upload(name: str, data: bytes, engine: str, password: str | None) -> 
 
     def progress(done: int, total: int) -> None:
         bar.progress(done / total if total else 1.0, text=f"Reading {md_escape(name)}: page {done} of {total}")
+        if overall is not None:
+            overall.page(done, total)
 
     try:
         # Ingest checks the size limit first. The name is only a label: the PDF is stored under
@@ -66,16 +92,33 @@ def upload_section() -> None:
         "PDF files", type=["pdf"], accept_multiple_files=True, key="rli:uploader",
         help=(f"Up to {limit:.0f} MB each. " if limit else "") + "Files are stored by content hash in the workspace.",
     )
+    folder = st.file_uploader(
+        "…or a whole folder", type=["pdf"], accept_multiple_files="directory", key="rli:folder_uploader",
+        help="Every PDF in the folder; a corpus of thousands goes faster with `python -m core batch ingest`.")
+    files = list(files or []) + list(folder or [])
     engine = st.radio("Engine", list(ENGINES), format_func=ENGINES.__getitem__, horizontal=True, key="rli:engine")
     password = None
     if st.session_state.get(NEEDS_PASSWORD_KEY):
         names = md_escape(", ".join(sorted(st.session_state[NEEDS_PASSWORD_KEY])))
         password = st.text_input(f"Password for {names}", type="password", key="rli:pdf_password")
     if st.button("Ingest", type="primary", disabled=not files, key="rli:ingest"):
-        st.session_state[RESULTS_KEY] = [ingest_upload(f.name, f.getvalue(), engine, password) for f in files]
+        st.session_state[RESULTS_KEY] = ingest_all(files, engine, password)
         st.rerun()  # the sidebar picker and the list below must show the new documents
     for level, message in st.session_state.pop(RESULTS_KEY, []):
         getattr(st, level)(message)
+
+
+def ingest_all(files, engine: str, password: str | None) -> list[tuple[str, str]]:
+    """Each file in turn; with several, an overall bar with pages per second above the file's own."""
+    overall = BatchProgress(len(files)) if len(files) > 1 else None
+    results = []
+    for i, f in enumerate(files):
+        if overall is not None:
+            overall.next_file(i)
+        results.append(ingest_upload(f.name, f.getvalue(), engine, password, overall))
+    if overall is not None:
+        overall.empty()
+    return results
 
 
 def documents_frame(records) -> pd.DataFrame:

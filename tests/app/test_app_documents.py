@@ -178,3 +178,18 @@ def test_first_visit_to_an_empty_workspace_ingests_the_samples(empty_workspace):
     docs, _ = workspace_state(empty_workspace)
     assert len(docs) == len(list(SAMPLE_DOCS.glob("*.pdf")))
     assert "page 1 of" in texts(at)  # Inspect is the first page and shows a sample right away
+
+
+def test_a_folder_upload_adds_every_pdf_in_it(sample_workspace):
+    at = app_test(sample_workspace).switch_page("pages/documents.py").run()
+    before, _ = workspace_state(sample_workspace)
+    at.file_uploader(key="rli:folder_uploader").set_value(
+        [("folder/a.pdf", small_pdf("フォルダ 一"), "application/pdf"),
+         ("folder/b.pdf", small_pdf("フォルダ 二"), "application/pdf")])
+    at.radio(key="rli:engine").set_value("fast")
+    at.run()
+    at.button(key="rli:ingest").click().run()
+    assert not at.exception
+    after, _ = workspace_state(sample_workspace)
+    assert len(after) == len(before) + 2
+    assert sum("Added" in s.value for s in at.success) == 2
