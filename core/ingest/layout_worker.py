@@ -22,7 +22,27 @@ def load_layout_model() -> None:
     core/__init__.py declines that import in every other process; lift the block here first."""
     if sys.modules.get("pymupdf.layout", ...) is None:
         del sys.modules["pymupdf.layout"]
+    _limit_model_threads(os.environ.get("RLI_MODEL_THREADS", ""))
     import pymupdf.layout  # noqa: F401
+
+
+def _limit_model_threads(threads: str) -> None:
+    """Give each ONNX session of the model `threads` intra-op threads. ONNX Runtime takes every
+    core by default: right for one model process, but N processes of a pool would each start a
+    thread per core and fight over them. pymupdf.layout builds its sessions from
+    `onnxruntime.SessionOptions()` (onnx/common_util.make_session), so the class is wrapped before
+    the model is imported."""
+    if not threads.isdigit() or int(threads) < 1:
+        return
+    import onnxruntime
+
+    class LimitedOptions(onnxruntime.SessionOptions):
+        def __init__(self) -> None:
+            super().__init__()
+            self.intra_op_num_threads = int(threads)
+            self.inter_op_num_threads = 1
+
+    onnxruntime.SessionOptions = LimitedOptions
 
 
 class LayoutCrashed(Exception):
@@ -41,15 +61,18 @@ class LayoutWorker:
 
     PAGE_TIMEOUT = 300.0  # seconds; a page the model has not finished by then counts as crashed
 
-    def __init__(self) -> None:
+    def __init__(self, model_threads: int | None = None) -> None:
         self._proc: subprocess.Popen | None = None
         self._doc_key: str | None = None
+        self.model_threads = model_threads  # None: ONNX Runtime's default (every core)
         self.lock = threading.Lock()  # one document at a time per worker
 
     def _start(self) -> subprocess.Popen:
         root = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ)
         env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+        if self.model_threads:
+            env["RLI_MODEL_THREADS"] = str(self.model_threads)
         proc = subprocess.Popen(
             [sys.executable, "-c", "from core.ingest.layout_worker import serve_layout; serve_layout()"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=root)
@@ -170,7 +193,10 @@ class LayoutPool:
     """
 
     def __init__(self, size: int | None = None) -> None:
-        self.workers = [LayoutWorker() for _ in range(size or default_pool_size())]
+        size = size or default_pool_size()
+        # the cores shared out: one pool of N on C cores gives each model C // N threads
+        threads = max(1, (os.cpu_count() or 1) // size) if size > 1 else None
+        self.workers = [LayoutWorker(threads) for _ in range(size)]
         self.lock = threading.Lock()  # one document at a time per pool
 
     @property

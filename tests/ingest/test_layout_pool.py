@@ -40,3 +40,16 @@ def test_the_pool_size_comes_from_rli_layout_workers(monkeypatch):
         default_pool_size()
     monkeypatch.delenv("RLI_LAYOUT_WORKERS")
     assert default_pool_size() >= 1
+
+
+def test_each_model_of_a_pool_gets_its_share_of_the_cores(sample_docs):
+    import os
+
+    pool = layout_pool(2)
+    with pool.lock:
+        pool.ensure_started()
+    share = str(max(1, (os.cpu_count() or 1) // 2)).encode()
+    for pid in pool.pids():
+        environ = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
+        assert b"RLI_MODEL_THREADS=" + share in environ
+    assert all(w.model_threads is None for w in layout_pool(1).workers)  # one model: ONNX's default
