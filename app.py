@@ -64,5 +64,5 @@ if "doc" in st.query_params or "page" in st.query_params:
     st.query_params.clear()
 document_picker()
 reviewer_box()
-st.sidebar.caption(f"Workspace: `{state.workspace_path()}`")
+st.sidebar.caption(f"Workspace: `{state.workspace_label()}`")
 navigation.run()

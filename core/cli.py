@@ -12,6 +12,9 @@ from typing import Callable
 
 from core import commands, corpus_check
 from core.errors import InspectorError
+from core.batch.command import add_batch_parser, cli_batch
+from core.store.migrate import cli_migrate
+from core.store.opening import open_workspace
 from core.store.workspace import Workspace
 
 # command name -> its handler; each takes (args, workspace) and returns an exit code
@@ -25,6 +28,8 @@ HANDLERS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
     "gold": commands.cli_gold,
     "evaluate": commands.cli_evaluate,
     "check-corpus": corpus_check.cli_check_corpus,
+    "migrate": cli_migrate,
+    "batch": cli_batch,
 }
 
 
@@ -32,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m core", description="RAG Layout Inspector, headless")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--workspace", help="workspace folder (default ./workspace or $RLI_WORKSPACE)")
+    common.add_argument("--database-url", help="a shared PostgreSQL workspace, postgresql://… "
+                        "(default $RLI_DATABASE_URL; without one, the SQLite workspace folder)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("ingest", parents=[common], help="ingest PDFs; one JSON line per document")
@@ -96,13 +103,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     corpus_check.add_parser(sub, common)
+    p = sub.add_parser("migrate", parents=[common], help="copy a SQLite workspace into an empty PostgreSQL database")
+    p.add_argument("--to", required=True, metavar="postgresql://…", help="the target database's URL")
+    add_batch_parser(sub, common)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        ws = Workspace(args.workspace)
+        ws = open_workspace(args.workspace, args.database_url)
         return HANDLERS[args.command](args, ws)
     except InspectorError as err:
         print(f"error: {err}", file=sys.stderr)

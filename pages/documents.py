@@ -53,7 +53,31 @@ def seconds_text(seconds: float) -> str:
     return f"{seconds} s" if seconds < 90 else f"{seconds // 60} min {seconds % 60:02d} s"
 
 
-def ingest_upload(name: str, data: bytes, engine: str, password: str | None, where) -> tuple[str, str]:
+class BatchProgress:
+    """Over several uploaded files (a folder): file i of n, pages read so far and pages per second."""
+
+    def __init__(self, count: int, where):
+        self.count, self.index, self.pages, self.current = count, 0, 0, 0
+        self.started = time.perf_counter()
+        self.bar = where.progress(0.0, text=f"{count} files to read…")
+
+    def next_file(self, index: int) -> None:
+        self.index, self.pages, self.current = index, self.pages + self.current, 0
+
+    def page(self, done: int, total: int) -> None:
+        self.current = done
+        pages = self.pages + done
+        rate = pages / max(time.perf_counter() - self.started, 1e-6)
+        within = done / total if total else 1.0
+        self.bar.progress(min(1.0, (self.index + within) / self.count),
+                          text=f"File {self.index + 1} of {self.count} · {pages} pages · {rate:.1f} pages/s")
+
+    def empty(self) -> None:
+        self.bar.empty()
+
+
+def ingest_upload(name: str, data: bytes, engine: str, password: str | None, where,
+                  overall: BatchProgress | None = None) -> tuple[str, str]:
     """Ingest one uploaded file, showing its progress in `where` (the top of the page); returns
     (level, message) for the results. Nothing is written when it fails: ingest stores the PDF and
     its output in one go, only after parsing succeeded."""
@@ -65,6 +89,8 @@ def ingest_upload(name: str, data: bytes, engine: str, password: str | None, whe
 
     def progress(done: int, total: int) -> None:
         bar.progress(done / total if total else 1.0, text=pace.line(done, total))
+        if overall is not None:
+            overall.page(done, total)
 
     try:
         # Ingest checks the size limit first. The name is only a label: the PDF is stored under
@@ -115,16 +141,34 @@ def upload_section(feedback) -> None:
         help=(f"Up to {limit:.0f} MB each. " if limit else "") + "Files are stored by content hash in the workspace. "
              "Scanned pages and images are read with OCR (Tesseract) when it is installed.",
     )
+    folder = st.file_uploader(
+        "…or a whole folder", type=["pdf", "png", "jpg", "jpeg", "tif", "tiff"], accept_multiple_files="directory",
+        key="rli:folder_uploader",
+        help="Every PDF and scan in the folder; a corpus of thousands goes faster with `python -m core batch ingest`.")
+    files = list(files or []) + list(folder or [])
     engine = st.radio("Engine", list(ENGINES), format_func=ENGINES.__getitem__, horizontal=True, key="rli:engine")
     password = None
     if st.session_state.get(NEEDS_PASSWORD_KEY):
         names = md_escape(", ".join(sorted(st.session_state[NEEDS_PASSWORD_KEY])))
         password = st.text_input(f"Password for {names}", type="password", key="rli:pdf_password")
     if st.button("Ingest", type="primary", disabled=not files, key="rli:ingest"):
-        results = [ingest_upload(f.name, f.getvalue(), engine, password, feedback) for f in files]
+        results = ingest_all(files, engine, password, feedback)
         st.session_state[RESULTS_KEY] = results
         st.session_state[TOAST_KEY] = "; ".join(message for _, message in results)
         st.rerun()  # the sidebar picker and the list below must show the new documents
+
+
+def ingest_all(files, engine: str, password: str | None, where) -> list[tuple[str, str]]:
+    """Each file in turn; with several, an overall bar with pages per second above the file's own."""
+    overall = BatchProgress(len(files), where) if len(files) > 1 else None
+    results = []
+    for i, f in enumerate(files):
+        if overall is not None:
+            overall.next_file(i)
+        results.append(ingest_upload(f.name, f.getvalue(), engine, password, where, overall))
+    if overall is not None:
+        overall.empty()
+    return results
 
 
 def upload_results(feedback) -> None:

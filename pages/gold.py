@@ -21,6 +21,7 @@ from core.evaluation.gold import (ANCHORED, Evidence, GoldItem, all_tags, delete
 from core.evaluation.gold_export import export_gold
 from core.model import Document
 from core.render import Box
+from core.store.opening import reopen
 from core.store.workspace import Workspace
 from ui import state
 from ui.page_view import page_view
@@ -333,14 +334,13 @@ def export_section(ws: Workspace, items: list[GoldItem]) -> None:
         policy = "default"
         if fmt != "gold":
             policy = st.selectbox("Chunks from policy", ["default", "naive"], key="rli:gold:export_policy")
-        root = ws.root
         if fmt == "llamaindex":  # RetrieverEvaluator cannot take a question without a chunk: say which are left out
             for left in export_gold(ws, items, fmt, policy).left_out:
                 st.caption(md_escape(left.line()))
 
         def build() -> str:
             # runs on Streamlit's download thread: open our own connection
-            return export_gold(Workspace(root), items, fmt, policy).text
+            return export_gold(reopen(ws), items, fmt, policy).text
 
         suffix = "json" if fmt == "llamaindex" else "jsonl"
         st.download_button("Download", data=build, file_name=f"gold_{fmt}.{suffix}", mime="application/json",

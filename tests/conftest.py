@@ -20,6 +20,44 @@ SAMPLE_DOCS = ROOT / "sample_docs"
 REALDATA = Path(os.environ.get("RLI_REALDATA") or ROOT.parent / "shared" / "realdata")  # a worktree sits deeper
 
 
+@pytest.fixture(scope="session")
+def pg_server():
+    """A throw-away PostgreSQL server (tests/pg_server.py) for the whole run. Skips with the reason
+    where Debian's binaries are absent, but fails under CI=1, where they must be installed."""
+    from pg_server import PgServer, missing_reason
+
+    reason = missing_reason()
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set but {reason}")
+        pytest.skip(reason)
+    server = PgServer.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server) -> str:
+    """The URL of a new, empty PostgreSQL database on the throw-away server."""
+    return pg_server.fresh_url()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_workspace(request, tmp_path):
+    """An empty workspace on each backend in turn: SQLite in a temporary folder, then PostgreSQL
+    in a fresh database (its PDF cache in a temporary folder). `reopen(ws)` gives a second connection."""
+    if request.param == "sqlite":
+        from core.store.workspace import Workspace
+
+        ws = Workspace(tmp_path / "workspace")
+    else:
+        from core.store.postgres import PostgresWorkspace
+
+        ws = PostgresWorkspace(request.getfixturevalue("pg_url"), cache=tmp_path / "cache")
+    yield ws
+    ws.close()
+
+
 @pytest.fixture
 def workspace(tmp_path):
     """An empty `core.store.workspace.Workspace` in a temporary folder."""

@@ -71,8 +71,9 @@ def machine_document(data: bytes, engine: str = "fast", shift: float = 0.0, drop
     return Document(doc_id, "keihi_test.pdf", sha, engine, tuple(pages), engine_version="test")
 
 
-def stored_document(root: Path, engine: str = "fast") -> tuple[Workspace, Document]:
-    ws = Workspace(root)
+def stored_document(root: Path, engine: str = "fast", ws=None) -> tuple[Workspace, Document]:
+    """The two-page document stored in the SQLite workspace at `root`, or in `ws` when given."""
+    ws = ws if ws is not None else Workspace(root)
     data = build_pdf()
     doc = machine_document(data, engine)
     ws.store_pdf(doc.sha256, data)

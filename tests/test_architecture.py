@@ -24,6 +24,7 @@ STAGES = (
     "forms",
     "chunks",
     "export",
+    "batch",  # batch ingest and export of a corpus (Ray or processes)
     "evaluation",
     "top",  # render, commands, cli, __main__: the faces of the core
 )

@@ -38,7 +38,7 @@ def ensure_sample_documents() -> list[str]:
     """Ingest the samples into an empty workspace, with a progress bar; a no-op afterwards.
 
     Returns the doc_ids ingested by this call (empty when nothing had to be done)."""
-    root = str(state.workspace_path())
+    root = state.workspace_label()
     if root in _checked_roots:
         return []
     if not _lock.acquire(blocking=False):

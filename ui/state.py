@@ -17,12 +17,16 @@ import streamlit as st
 from core.model import Document
 from core.review.corrections import corrected_document
 from core.store.records import DocumentRecord, workspace_root
-from core.store.workspace import Workspace
+from core.errors import InspectorError
+from core.store.interface import WorkspaceStore
+from core.store.opening import open_workspace
+from core.store.schema import redacted_url
 
 DOC_KEY = "rli:doc_id"
 REVIEWER_KEY = "rli:reviewer"
 ZOOM_KEY = "rli:zoom"
 WORKSPACE_KEY = "rli:workspace"
+OPENED_AS_KEY = "rli:workspace_opened_as"
 ZOOMS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
 DEFAULT_ZOOM = 1.25
 FIT = "fit"  # zoom setting: the largest of ZOOMS that fits the page column
@@ -43,18 +47,35 @@ def _resolved_root(env_value: str) -> Path:
     return root
 
 
-def workspace() -> Workspace:
-    """This session's Workspace, opened once per session.
+def database_url() -> str:
+    """`RLI_DATABASE_URL` (a shared PostgreSQL workspace), "" for the SQLite folder."""
+    return os.environ.get("RLI_DATABASE_URL", "")
 
-    One SQLite connection per session rather than one per process: a connection carries at most one
+
+def workspace_label() -> str:
+    """Where this app's workspace is, for people (a database URL without its password)."""
+    url = database_url()
+    return redacted_url(url) if url else str(workspace_path())
+
+
+def workspace() -> WorkspaceStore:
+    """This session's workspace, opened once per session: PostgreSQL when RLI_DATABASE_URL is set,
+    else the SQLite folder. A database that cannot be used stops the page with its message.
+
+    One connection per session rather than one per process: a connection carries at most one
     open transaction, and two sessions writing at once (two first visits ingesting the samples) must
-    each get their own `BEGIN IMMEDIATE`, which SQLite then serialises across connections.
+    each get their own transaction, which the database then serialises across connections.
     """
-    root = workspace_path()
+    opened_as = (str(workspace_path()), database_url())
     ws = st.session_state.get(WORKSPACE_KEY)
-    if ws is None or Path(ws.root).resolve() != root:
-        ws = Workspace(root)
+    if ws is None or st.session_state.get(OPENED_AS_KEY) != opened_as:
+        try:
+            ws = open_workspace(opened_as[0], opened_as[1] or None)
+        except InspectorError as err:
+            st.error(str(err))
+            st.stop()
         st.session_state[WORKSPACE_KEY] = ws
+        st.session_state[OPENED_AS_KEY] = opened_as
     return ws
 
 
@@ -86,7 +107,7 @@ def current_record() -> DocumentRecord | None:
 
 # ---- the corrected document (the one call to core.review.corrections) ----------------------------------
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _corrected(root: str, doc_id: str, engine: str, updated_at: float, head: int, _ws: Workspace) -> Document:
+def _corrected(root: str, doc_id: str, engine: str, updated_at: float, head: int, _ws: WorkspaceStore) -> Document:
     # Keyed by what changes the result: a new engine run (updated_at) or a new event (head).
     # cache_resource, not cache_data: a Document is frozen, so sharing it is safe, and it is not
     # pickled on every rerun (that would cost ~100 ms on a 300-page document).
@@ -244,7 +265,7 @@ def review_status(doc_id: str) -> str:
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
-def _review_label(version: tuple, _ws: Workspace) -> str:
+def _review_label(version: tuple, _ws: WorkspaceStore) -> str:
     from core.review.status import review_progress  # reviewed pages / pages, from mark_reviewed events
 
     return review_progress(_ws, version[1]).label

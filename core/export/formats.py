@@ -78,6 +78,11 @@ def _lines(records: Iterable[dict[str, Any]]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False).translate(_LINE_BREAKERS) + "\n" for r in records)
 
 
+def json_lines(records: Iterable[dict[str, Any]]) -> str:
+    """One JSON object a line (for shards of records already shaped)."""
+    return _lines(records)
+
+
 def to_jsonl(chunks: Iterable[Chunk], metadata: str = "nested") -> str:
     return _lines(to_records(chunks, metadata))
 

@@ -25,6 +25,7 @@ def load_layout_model() -> None:
     core/__init__.py declines that import in every other process; lift the block here first."""
     if sys.modules.get("pymupdf.layout", ...) is None:
         del sys.modules["pymupdf.layout"]
+    _limit_model_threads(os.environ.get("RLI_MODEL_THREADS", ""))
     import pymupdf.layout  # noqa: F401
 
 
@@ -47,6 +48,25 @@ def page_seconds_cap() -> float:
     return value
 
 
+def _limit_model_threads(threads: str) -> None:
+    """Give each ONNX session of the model `threads` intra-op threads. ONNX Runtime takes every
+    core by default: right for one model process, but N processes of a pool would each start a
+    thread per core and fight over them. pymupdf.layout builds its sessions from
+    `onnxruntime.SessionOptions()` (onnx/common_util.make_session), so the class is wrapped before
+    the model is imported."""
+    if not threads.isdigit() or int(threads) < 1:
+        return
+    import onnxruntime
+
+    class LimitedOptions(onnxruntime.SessionOptions):
+        def __init__(self) -> None:
+            super().__init__()
+            self.intra_op_num_threads = int(threads)
+            self.inter_op_num_threads = 1
+
+    onnxruntime.SessionOptions = LimitedOptions
+
+
 class LayoutCrashed(Exception):
     """The model's process died (or hung) on a page; that page falls back to the fast engine."""
 
@@ -61,16 +81,19 @@ class LayoutWorker:
     dies, the page is reported as crashed and a fresh child continues with the next page.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, model_threads: int | None = None) -> None:
         self._proc: subprocess.Popen | None = None
         self._doc_key: str | None = None
         self._asked_at = 0.0  # when the page now being answered was requested
+        self.model_threads = model_threads  # None: ONNX Runtime's default (every core)
         self.lock = threading.Lock()  # one document at a time per worker
 
     def _start(self) -> subprocess.Popen:
         root = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ)
         env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+        if self.model_threads:
+            env["RLI_MODEL_THREADS"] = str(self.model_threads)
         proc = subprocess.Popen(
             [sys.executable, "-c", "from core.ingest.layout_worker import serve_layout; serve_layout()"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=root)
@@ -172,20 +195,85 @@ def serve_layout() -> None:
             _send(out, ("error", f"{type(err).__name__}: {err}"))
 
 
-# the process's one layout worker: parse_pdf and the functions below share it (see its lock)
-WORKER = LayoutWorker()
+def default_pool_size() -> int:
+    """RLI_LAYOUT_WORKERS when set (a positive integer), else one model process per core."""
+    raw = os.environ.get("RLI_LAYOUT_WORKERS", "").strip()
+    if raw:
+        try:
+            size = int(raw)
+        except ValueError:
+            raise ValueError(f"RLI_LAYOUT_WORKERS must be a whole number of processes, got {raw!r}") from None
+        if size < 1:
+            raise ValueError(f"RLI_LAYOUT_WORKERS must be at least 1, got {raw!r}")
+        return size
+    return max(1, os.cpu_count() or 1)
+
+
+class LayoutPool:
+    """Several layout processes (one model each), so the pages of one PDF run on every core.
+
+    Page i goes to worker i % size; at most `size` pages are in flight, one per worker, and the
+    caller collects them in page order, so results come back in page order without reordering.
+    Each worker keeps its own crash handling: a crash costs that page only.
+    """
+
+    def __init__(self, size: int | None = None) -> None:
+        size = size or default_pool_size()
+        # the cores shared out: one pool of N on C cores gives each model C // N threads
+        threads = max(1, (os.cpu_count() or 1) // size) if size > 1 else None
+        self.workers = [LayoutWorker(threads) for _ in range(size)]
+        self.lock = threading.Lock()  # one document at a time per pool
+
+    @property
+    def size(self) -> int:
+        return len(self.workers)
+
+    def for_page(self, index: int) -> LayoutWorker:
+        return self.workers[index % len(self.workers)]
+
+    def ensure_started(self) -> None:
+        for worker in self.workers:
+            worker.ensure_started()
+
+    def pids(self) -> list[int]:
+        return [w.pid for w in self.workers if w.pid is not None]
+
+    def close(self) -> None:
+        for worker in self.workers:
+            worker.close()
+
+
+_POOLS: dict[int, LayoutPool] = {}  # the process's pools by size; parse_pdf and the functions below share them
+_POOLS_LOCK = threading.Lock()
+
+
+def layout_pool(size: int | None = None) -> LayoutPool:
+    """The process's pool of `size` layout processes (default: default_pool_size()), started lazily."""
+    size = size or default_pool_size()
+    with _POOLS_LOCK:
+        if size not in _POOLS:
+            _POOLS[size] = LayoutPool(size)
+        return _POOLS[size]
 
 
 def start_layout_worker() -> None:
-    """Start the layout process now (it loads the model at once), so the first upload does not wait
-    for it. Optional: the first layout ingest starts it anyway."""
-    with WORKER.lock:
-        WORKER.ensure_started()
+    """Start the layout processes now (each loads the model at once), so the first upload does not
+    wait for them. Optional: the first layout ingest starts them anyway."""
+    pool = layout_pool()
+    with pool.lock:
+        pool.ensure_started()
 
 
 def layout_worker_pid() -> int | None:
-    """The layout process's pid (for benchmarks that count its CPU time), None when not running."""
-    return WORKER.pid
+    """The first layout process's pid, None when not running (see layout_worker_pids)."""
+    pids = layout_worker_pids()
+    return pids[0] if pids else None
+
+
+def layout_worker_pids() -> list[int]:
+    """The running layout processes' pids (for benchmarks that count their CPU time and memory)."""
+    with _POOLS_LOCK:
+        return [pid for pool in _POOLS.values() for pid in pool.pids()]
 
 
 ModelBox = tuple[float, float, float, float, str, tuple]  # x0, y0, x1, y1, class, ((row, col, text), ...)

@@ -21,7 +21,7 @@ from core.errors import BadInput, CorruptPdf
 from core.ingest.draft import Draft
 from core.ingest.fast_engine import body_size, fast_drafts, keep_one_title
 from core.ingest.layout_engine import layout_drafts
-from core.ingest.layout_worker import WORKER, LayoutCrashed, LayoutWorker
+from core.ingest.layout_worker import LayoutCrashed, LayoutPool, LayoutWorker, layout_pool
 from core.ingest.lines import is_vertical
 from core.ingest.ocr import OcrOutcome, OcrSettings, element_ocr_attrs, ocr_document, without_page_scan
 from core.ingest.opening import OpenedPdf, open_pdf
@@ -79,10 +79,11 @@ def engine_version(engine: str) -> str:
 
 
 @dataclass(frozen=True)
-class _PageReads:
-    """What reading the pages gathered: every page's facts and, with the layout engine, the model's drafts."""
+class PageReads:
+    """What reading a run of pages gathered: each page's facts and, with the layout engine, the
+    model's drafts. Picklable, so a batch task can read a page range and the driver assemble them."""
     facts: list[PageFacts]
-    model: list[ModelDrafts | None]  # None: the model crashed there
+    model: list[ModelDrafts | None]  # None: the model crashed there (or the engine is fast)
     crashed: dict[int, str]  # page number → why the model failed on it
 
 
@@ -96,17 +97,42 @@ def parse_pdf(
     password: str | None = None,
     progress: ProgressFn | None = None,
     ocr_settings: OcrSettings | None = None,
+    workers: int | None = None,
 ) -> Parsed:
     """Parse every page with the chosen engine; scanned pages are OCR'd first (core.ingest.ocr).
-    Raises a BadInput subclass for unusable files."""
-    if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
-    opened, ocr = _with_ocr_layers(open_pdf(data, filename, password), ocr_settings)
-    labels = bool(opened.doc.get_page_labels())
+    Raises a BadInput subclass for unusable files. The layout model runs in a pool of `workers`
+    processes (default: one per core, or RLI_LAYOUT_WORKERS)."""
+    _check_engine(engine)
     started = time.perf_counter()
-    worker = WORKER if engine == "layout" else None
-    with worker.lock if worker else contextlib.nullcontext():
-        reads = _read_pages(opened, sha256, filename, worker, labels, progress, set(ocr.sources))
+    opened, ocr = _with_ocr_layers(open_pdf(data, filename, password), ocr_settings)
+    reads = _read_with_pool(opened, sha256, filename, engine, range(opened.doc.page_count), workers, progress,
+                            set(ocr.sources))
+    return assemble(opened, reads, doc_id=doc_id, sha256=sha256, filename=filename, engine=engine, started=started,
+                    ocr=ocr)
+
+
+def read_page_range(data: bytes, *, sha256: str, filename: str, engine: str, start: int, stop: int,
+                    password: str | None = None, workers: int | None = None) -> PageReads:
+    """Pages [start, stop) of a PDF (0-based), read as parse_pdf reads them, for a batch task; the
+    layout model runs in this process's pool of `workers` processes. No OCR: OCR rewrites the PDF
+    itself, so a file with scanned pages is parsed whole (core.batch.ingest)."""
+    _check_engine(engine)
+    opened = open_pdf(data, filename, password)
+    return _read_with_pool(opened, sha256, filename, engine, range(start, min(stop, opened.doc.page_count)),
+                           workers, None, set())
+
+
+def merge_reads(parts: Sequence[PageReads]) -> PageReads:
+    """Consecutive page ranges' reads as one, in the order given."""
+    return PageReads([f for p in parts for f in p.facts], [m for p in parts for m in p.model],
+                     {n: why for p in parts for n, why in p.crashed.items()})
+
+
+def assemble(opened: OpenedPdf, reads: PageReads, *, doc_id: str, sha256: str, filename: str, engine: str,
+             started: float, ocr: OcrOutcome | None = None) -> Parsed:
+    """The Document from every page's reads: what needs the whole document (body size, one title,
+    reading order) is decided here, once all pages are read."""
+    ocr = ocr or OcrOutcome()
     body = body_size(reads.facts)
     fast_pages = _fast_pages(engine, reads, body)
     pages = [_mark_ocr(_ordered_page(doc_id, engine, facts, fast_pages[i], reads, i), ocr)
@@ -139,30 +165,51 @@ def _mark_ocr(page: Page, ocr: OcrOutcome) -> Page:
     return replace(page, elements=elements, notice="; ".join(n for n in (notice, page.notice) if n))
 
 
-def _read_pages(opened: OpenedPdf, sha256: str, filename: str, worker: LayoutWorker | None,
-                labels: bool, progress: ProgressFn | None, ocr_pages: set[int]) -> _PageReads:
-    """`labels`: whether the document has page-label rules (see read_page); `ocr_pages`: the page
-    numbers given an OCR text layer."""
+def _check_engine(engine: str) -> None:
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
+
+
+def _read_with_pool(opened: OpenedPdf, sha256: str, filename: str, engine: str, indices: range,
+                    workers: int | None, progress: ProgressFn | None, ocr_pages: set[int]) -> PageReads:
+    pool = layout_pool(workers) if engine == "layout" else None
+    with pool.lock if pool else contextlib.nullcontext():
+        return _read_pages(opened, sha256, filename, pool, indices, progress, ocr_pages)
+
+
+def _read_pages(opened: OpenedPdf, sha256: str, filename: str, pool: LayoutPool | None,
+                indices: range, progress: ProgressFn | None, ocr_pages: set[int]) -> PageReads:
+    """Keep one page in flight on every layout process while this process reads the pages' text and
+    drawings; collect the model's answers in page order. Whether the document has page-label
+    rules is asked once (see read_page); `ocr_pages`: the page numbers given an OCR text layer."""
     doc = opened.doc
-    total = doc.page_count
-    reads = _PageReads([], [], {})
+    labels = bool(doc.get_page_labels())
+    reads = PageReads([], [], {})
+    requested: dict[int, bool] = {}
+    ahead = iter(indices)
     try:
-        for index in range(total):
-            requested = bool(worker) and _request_model_boxes(worker, sha256, opened.pdf_bytes, index)
+        for index in indices:
+            while pool and len(requested) < pool.size and (nxt := next(ahead, None)) is not None:
+                requested[nxt] = _request_model_boxes(pool.for_page(nxt), sha256, opened.pdf_bytes, nxt)
             page = doc.load_page(index)
             facts = read_page(page, labels=labels)
             if facts.number in ocr_pages:
                 facts.images = without_page_scan(facts.images, facts.width, facts.height)
             reads.facts.append(facts)
-            if worker:
-                _collect_model_drafts(worker, requested, page, facts, index, reads)
+            if pool:
+                _collect_model_drafts(pool.for_page(index), requested.pop(index), page, facts, index, reads)
+            else:
+                reads.model.append(None)
             if progress:
-                progress(index + 1, total)
+                progress(len(reads.facts), len(indices))
     except BadInput:
         raise
     except Exception as err:  # noqa: BLE001 - MuPDF raises many kinds on a damaged page: a refusal, not a traceback
-        raise CorruptPdf(f"{filename}: page {len(reads.facts) + 1} cannot be read ({err}); "
+        raise CorruptPdf(f"{filename}: page {indices.start + len(reads.facts) + 1} cannot be read ({err}); "
                          "the file is damaged — get a fresh copy or re-save it from a PDF viewer") from err
+    finally:
+        for index in requested:  # an answer nobody will collect would be read as the next page's
+            pool.for_page(index).reset()
     return reads
 
 
@@ -178,7 +225,7 @@ def _request_model_boxes(worker: LayoutWorker, key: str, pdf_bytes: bytes, index
 
 
 def _collect_model_drafts(worker: LayoutWorker, requested: bool, page: pymupdf.Page, facts: PageFacts,
-                          index: int, reads: _PageReads) -> None:
+                          index: int, reads: PageReads) -> None:
     try:
         if not requested:
             raise LayoutCrashed("the layout process could not be reached")
@@ -188,7 +235,7 @@ def _collect_model_drafts(worker: LayoutWorker, requested: bool, page: pymupdf.P
         reads.model.append(None)
 
 
-def _fast_pages(engine: str, reads: _PageReads, body: float) -> list[list[Draft] | None]:
+def _fast_pages(engine: str, reads: PageReads, body: float) -> list[list[Draft] | None]:
     """The fast engine's drafts of every page it reads: all of them, or the layout pages the model crashed on."""
     largest = max((ln.size for f in reads.facts for ln in f.lines), default=body)
     fast_pages = [fast_drafts(facts, body, largest) if engine == "fast" or reads.model[i] is None else None
@@ -198,7 +245,7 @@ def _fast_pages(engine: str, reads: _PageReads, body: float) -> list[list[Draft]
     return fast_pages
 
 
-def _ordered_page(doc_id: str, engine: str, facts: PageFacts, fast: list[Draft] | None, reads: _PageReads,
+def _ordered_page(doc_id: str, engine: str, facts: PageFacts, fast: list[Draft] | None, reads: PageReads,
                   index: int) -> Page:
     """The page with its drafts in reading order; a layout page the model crashed on carries a notice."""
     notice = None
@@ -226,7 +273,7 @@ def _fast_reading_order(facts: PageFacts, drafts: list[Draft]) -> list[Draft]:
     return insert_in_order([drafts[j] for j in order], widget_drafts(facts.widgets))
 
 
-def _document_meta(opened: OpenedPdf, reads: _PageReads, body: float, started: float, ocr: OcrOutcome) -> FrozenMap:
+def _document_meta(opened: OpenedPdf, reads: PageReads, body: float, started: float, ocr: OcrOutcome) -> FrozenMap:
     meta = {
         "ocr_pages": tuple(sorted(ocr.sources)),  # scanned pages given an OCR text layer
         "scanned_pages": tuple(sorted(ocr.notices)),

@@ -62,9 +62,8 @@ def ingest_bytes(
     `configured_max_bytes()`. Raises a `core.errors.BadInput` subclass for unusable files; the
     workspace is then unchanged.
     """
-    from core.ingest.images import image_kind, image_to_pdf, with_page_notices
+    from core.ingest.images import image_kind, image_to_pdf
     from core.ingest.pdf import parse_pdf
-    from core.refine.rules import refine
 
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
@@ -87,17 +86,33 @@ def ingest_bytes(
         pdf_data, notices = converted.pdf_bytes, converted.notices
     parsed = parse_pdf(pdf_data, doc_id=doc_id, sha256=sha, filename=filename, engine=engine,
                        password=password, progress=progress)
-    document = refine(with_page_notices(parsed.document, notices))
+    return store_parsed(ws, parsed, len(data), notices)
+
+
+def store_parsed(ws: Workspace, parsed, size_bytes: int, notices=None) -> IngestResult:
+    """Refine a parsed PDF (core.ingest.pdf.Parsed) and store it with its PDF; on failure the
+    workspace keeps no PDF it did not have before. Batch ingest calls this on its driver.
+    `notices`: page number -> notice from turning an image into a PDF (core.ingest.images)."""
+    from core.ingest.images import with_page_notices
+    from core.refine.rules import refine
+
+    document = refine(with_page_notices(parsed.document, notices or {}))
+    sha = document.sha256
     pdf_path = ws.pdf_path(sha)
     new_pdf = not pdf_path.exists()
     ws.store_pdf(sha, parsed.pdf_bytes)
     try:
-        record = ws.save_machine_document(document, len(data))
+        record = ws.save_machine_document(document, size_bytes)
     except BaseException:
         if new_pdf:
             pdf_path.unlink(missing_ok=True)  # keep the workspace as it was
         raise
     return IngestResult(record, created=True)
+
+
+def check_size(size: int, filename: str) -> None:
+    """The upload limit (configured_max_bytes) applied to a file of `size` bytes; FileTooLarge over it."""
+    _check_size(size, filename, configured_max_bytes())
 
 
 def start_layout_worker() -> None:

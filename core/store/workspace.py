@@ -20,8 +20,7 @@ from typing import Any, Iterator, Mapping, Sequence
 from core.errors import StaleView, UnknownDocument
 from core.model import Document
 from core.store.records import DocumentRecord, StoredEvent, now_iso, workspace_root
-
-SCHEMA_VERSION = 1
+from core.store.schema import SCHEMA_VERSION, check_sqlite_schema  # noqa: F401 (SCHEMA_VERSION: re-exported)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -80,6 +79,7 @@ class Workspace:
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=FULL")
         self._conn.executescript(_SCHEMA)
+        check_sqlite_schema(self._conn, self.db_path)
 
     def close(self) -> None:
         self._conn.close()

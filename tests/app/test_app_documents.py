@@ -194,3 +194,18 @@ def test_an_uploaded_scan_says_when_no_ocr_is_available(sample_workspace, monkey
     [warning] = [w.value for w in at.warning]
     assert warning.startswith("Added scan\\.png: 1 page, fast engine. scan\\.png page 1\\: scanned page, "
                               "no OCR available\\: install tesseract\\-ocr")
+
+
+def test_a_folder_upload_adds_every_pdf_in_it(sample_workspace):
+    at = app_test(sample_workspace).switch_page("pages/documents.py").run()
+    before, _ = workspace_state(sample_workspace)
+    at.file_uploader(key="rli:folder_uploader").set_value(
+        [("folder/a.pdf", small_pdf("フォルダ 一"), "application/pdf"),
+         ("folder/b.pdf", small_pdf("フォルダ 二"), "application/pdf")])
+    at.radio(key="rli:engine").set_value("fast")
+    at.run()
+    at.button(key="rli:ingest").click().run()
+    assert not at.exception
+    after, _ = workspace_state(sample_workspace)
+    assert len(after) == len(before) + 2
+    assert sum("Added" in s.value for s in at.success) == 2

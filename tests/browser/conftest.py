@@ -5,6 +5,8 @@ Fixtures:
   (`RLI_WORKSPACE`), so the first visit ingests the bundled samples, waits for Streamlit's health
   endpoint and yields an `AppServer` (url, workspace). One server per test module.
 - `browser_page`: a fresh Chromium page (1600×1100) per test.
+- `start_app`: `running_app(workspace, **env)`, a context manager starting another server (e.g. two
+  on one PostgreSQL database, RLI_DATABASE_URL).
 
 Chromium and a CJK font are required by `./scripts/test.sh` and in CI: with `RLI_REQUIRE_BROWSER`
 (set by test.sh) or `CI` set, a missing /usr/bin/chromium (or `RLI_CHROMIUM`) or a missing
@@ -18,6 +20,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,13 +86,14 @@ def wait_for_health(url: str, process: subprocess.Popen, log: Path) -> None:
     raise RuntimeError(f"streamlit did not become healthy in {STARTUP_TIMEOUT}s:\n{log.read_text()[-3000:]}")
 
 
-@pytest.fixture(scope="module")
-def app_server(tmp_path_factory):
-    require_chromium()
-    workspace = tmp_path_factory.mktemp("browser_ws") / "ws"
-    log = workspace.parent / "streamlit.log"
+@contextmanager
+def running_app(workspace: Path, **env_extra: str):
+    """`streamlit run app.py` on a free port with RLI_WORKSPACE=workspace (plus `env_extra`), until
+    the block ends; yields its AppServer once healthy."""
+    workspace.parent.mkdir(parents=True, exist_ok=True)
+    log = workspace.parent / f"streamlit-{workspace.name}.log"
     port = free_port()
-    env = {**os.environ, "RLI_WORKSPACE": str(workspace), "RLI_SAMPLE_ENGINE": "fast"}
+    env = {**os.environ, "RLI_WORKSPACE": str(workspace), "RLI_SAMPLE_ENGINE": "fast", **env_extra}
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
                "--server.address", "127.0.0.1", "--server.port", str(port),
                "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
@@ -106,6 +110,20 @@ def app_server(tmp_path_factory):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="module")
+def app_server(tmp_path_factory):
+    require_chromium()
+    with running_app(tmp_path_factory.mktemp("browser_ws") / "ws") as server:
+        yield server
+
+
+@pytest.fixture
+def start_app():
+    """`running_app` for tests that start servers of their own (several, or with other settings)."""
+    require_chromium()
+    return running_app
 
 
 @pytest.fixture(scope="module")

@@ -21,8 +21,8 @@ from core.review.reanchor import reviewer_element_id
 from core.review.replay import ReplayCache, replay
 from core.review.undo import NothingToUndo, redo_last, undo_last, undo_state
 from core.store.records import StoredEvent
-from core.store.workspace import Workspace
-from review_fixtures import by_text, picture
+from review_fixtures import by_text, picture, stored_document
+from store_backends import address, reopen
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -341,10 +341,16 @@ def test_describe_reads_like_a_sentence():
     assert describe({"kind": "undo", "event": "3"}) == "undo event 3"
 
 
-# ---- safety ---------------------------------------------------------------------------------
-def test_a_stale_view_cannot_overwrite_a_newer_edit(stored):
-    ws, doc = stored
-    other = Workspace(ws.root)  # a second browser session: its own connection
+# ---- safety (on both backends) ---------------------------------------------------------------
+@pytest.fixture
+def stored_on_both(any_workspace):
+    """(workspace, Document) like `stored`, on SQLite and then on PostgreSQL."""
+    return stored_document(None, ws=any_workspace)
+
+
+def test_a_stale_view_cannot_overwrite_a_newer_edit(stored_on_both):
+    ws, doc = stored_on_both
+    other = reopen(ws)  # a second browser session: its own connection
     footer = by_text(doc, "1 / 2")
     seen_by_both = corrected_view(ws, doc.doc_id).head
     record_events(other, doc.doc_id, [{"kind": "relabel", "target": footer.id, "category": "page_footer"}],
@@ -360,8 +366,8 @@ def test_a_stale_view_cannot_overwrite_a_newer_edit(stored):
 WRITER = textwrap.dedent("""
     import sys
     from core.review.corrections import record_events
-    from core.store.workspace import Workspace
-    ws = Workspace(sys.argv[1])
+    from core.store.opening import open_workspace
+    ws = open_workspace(sys.argv[1], sys.argv[4] or None)
     doc_id, target = sys.argv[2], sys.argv[3]
     categories = ["page_footer", "text"]
     i = 0
@@ -372,10 +378,11 @@ WRITER = textwrap.dedent("""
 """)
 
 
-def test_confirmed_events_survive_a_kill_9_of_the_writer(stored):
-    ws, doc = stored
+def test_confirmed_events_survive_a_kill_9_of_the_writer(stored_on_both):
+    ws, doc = stored_on_both
     footer = by_text(doc, "1 / 2")
-    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(ws.root), doc.doc_id, footer.id],
+    folder, url = address(ws)
+    proc = subprocess.Popen([sys.executable, "-c", WRITER, folder, doc.doc_id, footer.id, url],
                             cwd=REPO, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
     confirmed = []
     deadline = time.monotonic() + 30
@@ -387,7 +394,7 @@ def test_confirmed_events_survive_a_kill_9_of_the_writer(stored):
     os.kill(proc.pid, signal.SIGKILL)  # mid-loop: likely inside the next transaction
     proc.wait()
     assert len(confirmed) >= 25, "the writer did not get going"
-    stored_seqs = {e.seq for e in Workspace(ws.root).events(doc.doc_id)}
+    stored_seqs = {e.seq for e in reopen(ws).events(doc.doc_id)}
     assert set(confirmed) <= stored_seqs
     corrected_document(ws, doc.doc_id)  # the log still replays
 

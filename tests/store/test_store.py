@@ -7,7 +7,7 @@ from core.categories import Category
 from core.errors import StaleView, UnknownDocument
 from core.model import Document, Element, Page, freeze_attrs
 from core.store.records import doc_id_for, sha256_of
-from core.store.workspace import Workspace
+from store_backends import reopen
 
 
 def make_doc(engine="fast", text="本文") -> Document:
@@ -50,11 +50,9 @@ def test_unknown_documents_are_reported_with_what_to_do(workspace):
         workspace.document("0000000000000000")
 
 
-def test_a_reopened_workspace_sees_what_was_saved(tmp_path):
-    ws = Workspace(tmp_path / "ws")
-    ws.save_machine_document(make_doc(), 9)
-    ws.close()
-    again = Workspace(tmp_path / "ws")
+def test_a_reopened_workspace_sees_what_was_saved(workspace):
+    workspace.save_machine_document(make_doc(), 9)
+    again = reopen(workspace)
     assert [r.doc_id for r in again.documents()] == [make_doc().doc_id]
     again.close()
 

@@ -6,6 +6,7 @@ import inspect
 from typing import Any
 
 from core.store.interface import WorkspaceStore
+from core.store.postgres import PostgresWorkspace
 from core.store.workspace import Workspace
 
 
@@ -39,6 +40,10 @@ def test_the_protocol_names_what_callers_use():
 
 def test_the_sqlite_workspace_has_every_method_with_the_same_parameters():
     assert mismatches(Workspace) == []
+
+
+def test_the_postgresql_workspace_has_every_method_with_the_same_parameters():
+    assert mismatches(PostgresWorkspace) == []
 
 
 def test_an_open_sqlite_workspace_is_a_workspace_store(tmp_path):

@@ -1,0 +1,139 @@
+"""Batch ingest and export: the same Documents as one-at-a-time ingest, page ranges or not; resumable
+by SHA-256; one failed row per bad file; shards and a manifest. Ray itself starts in one test only
+(its start costs tens of seconds here); the others run the same driver with the serial runner."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pandas as pd
+import pytest
+
+from core import cli
+from core.batch.executors import RayExecutor, SerialExecutor
+from core.batch.export import batch_export
+from core.batch.ingest import batch_ingest
+from core.batch.plan import page_ranges
+from core.chunks.pipeline import chunks_for
+from core.chunks.policy import load_policy
+from core.ingest.pipeline import ingest_path
+from core.store.workspace import Workspace
+
+SAMPLES = ("keihi_seisan_kitei.pdf", "shinseisho_form.pdf", "spread_a3.pdf")
+
+
+@pytest.fixture
+def corpus(tmp_path, sample_docs):
+    folder = tmp_path / "corpus"
+    (folder / "sub").mkdir(parents=True)
+    for name in SAMPLES[:2]:
+        shutil.copy(sample_docs / name, folder / name)
+    shutil.copy(sample_docs / SAMPLES[2], folder / "sub" / SAMPLES[2])
+    (folder / "sub" / "broken.pdf").write_bytes(b"%PDF-1.7\nthis is no PDF body")
+    (folder / "notes.txt").write_text("not a PDF, not picked up")
+    return folder
+
+
+def serial_reference(tmp_path, sample_docs, engine="fast") -> dict:
+    ws = Workspace(tmp_path / "reference")
+    docs = {}
+    for name in SAMPLES:
+        record = ingest_path(ws, sample_docs / name, engine=engine).record
+        docs[record.doc_id] = ws.load_machine_document(record.doc_id)
+    ws.close()
+    return docs
+
+
+def test_page_ranges_cover_every_page_once_and_spread_a_long_pdf_over_the_workers():
+    assert page_ranges(300, 2) == [(s, min(s + 16, 300)) for s in range(0, 300, 16)]
+    assert page_ranges(5, 2) == [(0, 3), (3, 5)]
+    assert page_ranges(1, 8) == [(0, 1)] and page_ranges(0, 2) == []
+    for pages, workers in [(7, 3), (33, 2), (16, 1)]:
+        covered = [p for a, b in page_ranges(pages, workers) for p in range(a, b)]
+        assert covered == list(range(pages))
+
+
+def test_a_batch_read_page_by_page_stores_what_one_at_a_time_ingest_stores(tmp_path, corpus, sample_docs):
+    ws = Workspace(tmp_path / "ws")
+    report = batch_ingest(ws, [corpus], engine="fast", executor=SerialExecutor(), per_task=1)
+    reference = serial_reference(tmp_path, sample_docs)
+    assert sorted(r.doc_id for r in ws.documents()) == sorted(reference)
+    for doc_id, expected in reference.items():
+        got = ws.load_machine_document(doc_id)
+        assert got.pages == expected.pages
+        assert {k: v for k, v in dict(got.meta).items() if k != "parse_seconds"} == \
+               {k: v for k, v in dict(expected.meta).items() if k != "parse_seconds"}
+        assert ws.document_pdf(doc_id).read_bytes() == (sample_docs / got.source).read_bytes()
+    assert report.summary()["pages"] == sum(d.page_count for d in reference.values())
+    ws.close()
+
+
+def test_a_rerun_skips_every_ingested_file_and_a_bad_file_is_a_failed_row(tmp_path, corpus):
+    ws = Workspace(tmp_path / "ws")
+    first = batch_ingest(ws, [corpus], engine="fast", executor=SerialExecutor())
+    assert (first.count("done"), first.count("skipped"), first.count("failed")) == (3, 0, 1)
+    [failed] = [o for o in first.outcomes if o.status == "failed"]
+    assert failed.path.endswith("broken.pdf") and "broken.pdf" in failed.message
+    again = batch_ingest(ws, [corpus], engine="fast", executor=SerialExecutor())
+    assert (again.count("done"), again.count("skipped"), again.count("failed")) == (0, 3, 1)
+    other_engine_counts = len(ws.documents())
+    assert other_engine_counts == 3
+    ws.close()
+
+
+def test_the_cli_writes_a_json_report_of_every_file(tmp_path, corpus, capsys):
+    report_path = tmp_path / "report.json"
+    code = cli.main(["batch", "ingest", str(corpus), "--engine", "fast", "--runner", "serial",
+                     "--workspace", str(tmp_path / "ws"), "--report", str(report_path)])
+    out, err = capsys.readouterr()
+    assert code == 1  # one file failed
+    summary = json.loads(out)
+    assert (summary["done"], summary["failed"], summary["report"]) == (3, 1, str(report_path))
+    assert "pages/s" in err and "failed: " in err
+    rows = json.loads(report_path.read_text())["files"]
+    assert sorted(r["status"] for r in rows) == ["done", "done", "done", "failed"]
+
+
+def test_bad_batch_arguments_are_one_message(tmp_path, capsys):
+    assert cli.main(["batch", "ingest", str(tmp_path), "--workers", "0", "--workspace", str(tmp_path / "ws")]) == 2
+    assert "--workers must be at least 1" in capsys.readouterr().err
+    assert cli.main(["batch", "ingest", str(tmp_path / "nowhere"), "--runner", "serial",
+                     "--workspace", str(tmp_path / "ws")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "langchain", "llamaindex", "parquet"])
+def test_export_writes_shards_that_add_up_to_every_chunk_and_a_manifest(tmp_path, fast_samples_root, fmt):
+    ws = Workspace(fast_samples_root)
+    policy = load_policy("default")
+    total = sum(len(chunks_for(ws, r.doc_id, policy)) for r in ws.documents())
+    manifest = batch_export(ws, tmp_path / "out", fmt, policy, shard_size=7)
+    assert manifest["records"] == total and [s["records"] for s in manifest["shards"]][:-1] == \
+        [7] * (len(manifest["shards"]) - 1)
+    assert json.loads((tmp_path / "out" / "manifest.json").read_text()) == manifest
+    ids = []
+    for shard in manifest["shards"]:
+        path = tmp_path / "out" / shard["file"]
+        if fmt == "parquet":
+            ids += list(pd.read_parquet(path)["id"])
+        else:
+            ids += [json.loads(line)["id_" if fmt == "llamaindex" else "id"] for line in path.read_text().splitlines()]
+    expected = [c.id for r in ws.documents() for c in chunks_for(ws, r.doc_id, policy)]
+    assert ids == expected and not list((tmp_path / "out").glob("*.tmp"))
+    ws.close()
+
+
+def test_batch_on_local_ray_stores_the_same_documents_and_resumes(tmp_path, corpus, sample_docs):
+    """The one test that starts Ray (2 CPUs): tasks in Ray workers, results through the driver."""
+    ws = Workspace(tmp_path / "ws")
+    executor = RayExecutor(2)
+    try:
+        first = batch_ingest(ws, [corpus], engine="fast", executor=executor, per_task=1)
+        again = batch_ingest(ws, [corpus], engine="fast", executor=executor)
+    finally:
+        executor.close()
+    assert (first.count("done"), first.count("failed"), first.runner) == (3, 1, "ray")
+    assert (again.count("done"), again.count("skipped")) == (0, 3)
+    for doc_id, expected in serial_reference(tmp_path, sample_docs).items():
+        assert ws.load_machine_document(doc_id).pages == expected.pages
+    ws.close()

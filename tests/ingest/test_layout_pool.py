@@ -1,0 +1,55 @@
+"""Layout ingest on every core: a pool of layout processes (one model each) reads the pages of one
+PDF in parallel and hands the results back in page order, the same as one process would."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from core.ingest.layout_worker import default_pool_size, layout_pool
+from core.ingest.opening import open_pdf
+from core.ingest.pdf import assemble, read_page_range
+from core.store.records import doc_id_for, sha256_of
+
+
+def layout_pages(data: bytes, workers: int):
+    sha = sha256_of(data)
+    reads = read_page_range(data, sha256=sha, filename="k.pdf", engine="layout", start=0, stop=10_000,
+                            workers=workers)
+    parsed = assemble(open_pdf(data, "k.pdf"), reads, doc_id=doc_id_for(sha), sha256=sha, filename="k.pdf",
+                      engine="layout", started=time.perf_counter())
+    return reads, parsed.document
+
+
+def test_two_layout_processes_give_the_pages_of_one_process_in_page_order(sample_docs):
+    data = (sample_docs / "keihi_seisan_kitei.pdf").read_bytes()
+    one_reads, one = layout_pages(data, 1)
+    two_reads, two = layout_pages(data, 2)
+    assert one.page_count >= 2 and not one_reads.crashed and not two_reads.crashed
+    assert [f.number for f in two_reads.facts] == list(range(1, one.page_count + 1))
+    assert two.pages == one.pages
+    pool = layout_pool(2)
+    assert len(set(pool.pids())) == 2  # both models were used, one process each
+
+
+def test_the_pool_size_comes_from_rli_layout_workers(monkeypatch):
+    monkeypatch.setenv("RLI_LAYOUT_WORKERS", "3")
+    assert default_pool_size() == 3
+    monkeypatch.setenv("RLI_LAYOUT_WORKERS", "many")
+    with pytest.raises(ValueError, match="RLI_LAYOUT_WORKERS must be a whole number"):
+        default_pool_size()
+    monkeypatch.delenv("RLI_LAYOUT_WORKERS")
+    assert default_pool_size() >= 1
+
+
+def test_each_model_of_a_pool_gets_its_share_of_the_cores(sample_docs):
+    import os
+
+    pool = layout_pool(2)
+    with pool.lock:
+        pool.ensure_started()
+    share = str(max(1, (os.cpu_count() or 1) // 2)).encode()
+    for pid in pool.pids():
+        environ = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
+        assert b"RLI_MODEL_THREADS=" + share in environ
+    assert all(w.model_threads is None for w in layout_pool(1).workers)  # one model: ONNX's default
