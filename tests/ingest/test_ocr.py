@@ -4,6 +4,8 @@ The OCR tests run Tesseract for real on one small page (A6, 200 dpi) and skip, s
 the Tesseract language data is absent; CI installs it (scripts/system_packages.sh)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import io
 import struct
 import unicodedata
@@ -19,8 +21,9 @@ from core.errors import FileTooLarge
 from core.ingest.images import CorruptImage, image_to_pdf
 from core.ingest.ocr import OcrSettings, capped_dpi, find_tessdata, is_scanned, usable_chars
 from core.ingest.pipeline import ingest_bytes
-from conftest import SAMPLE_DOCS
 from scan_builders import scanned_page_png, scanned_pdf
+
+SAMPLE_DOCS = Path(__file__).resolve().parents[2] / "sample_docs"  # not `from conftest`: several conftest modules share that name
 
 
 def small_form_pdf() -> bytes:
