@@ -53,9 +53,11 @@ def test_a_file_that_is_not_a_pdf_is_refused(seeded):
     assert "memo.txt" in message and "save it as PDF" in message
 
 
-def test_an_image_is_not_a_pdf_even_though_pymupdf_can_open_it(seeded):
+def test_an_image_becomes_a_one_page_scan_not_a_refusal(seeded):
+    # images are input now (issue 13): one page per image, read with OCR where it is installed
     png = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 8, 8), 0).tobytes("png")
-    assert_refused(seeded, NotAPdf, "not a PDF", png, filename="scan.png")
+    result = ingest_bytes(seeded, png, "scan.png", engine="fast")
+    assert result.created and result.record.page_count == 1
 
 
 def test_a_truncated_pdf_is_refused_as_damaged(seeded):

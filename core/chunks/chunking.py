@@ -521,8 +521,10 @@ def layout_chunks(doc: Document, policy: Policy, skip: Iterable[str] = ()) -> li
 
     evidence = document_evidence(doc, policy, skip)
     drafts = _Assembler(doc, policy).run(evidence)
+    # a reviewer's chunk_break is never undone by joining a small chunk to the next
+    forced = frozenset(e.id for e in doc.elements() if e.attr(CHUNK_WISH) == BREAK)
     return with_context(_finish(doc, policy, drafts, evidence), policy.context_prefix,
-                        policy.context_prefix_chars, policy.join_under_chars, policy.footnote_sentence)
+                        policy.context_prefix_chars, policy.join_under_chars, policy.footnote_sentence, forced)
 
 
 def _interleave(doc: Document, chunks: list[Chunk], field_chunks: list[Chunk]) -> list[Chunk]:

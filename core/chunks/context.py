@@ -29,10 +29,11 @@ _NOTE_MARK = re.compile(r"^\s*([＊*※]|注)\s*(\d+)")
 
 
 def with_context(chunks: Sequence[Chunk], prefix: str, prefix_chars: int, join_under: int,
-                 footnote_sentence: bool) -> list[Chunk]:
+                 footnote_sentence: bool, forced_breaks: frozenset[str] = frozenset()) -> list[Chunk]:
+    """`forced_breaks`: ids of elements a reviewer starts a chunk at (chunk_break); no join crosses them."""
     out = list(chunks)
     if join_under:
-        out = join_small(out, join_under)
+        out = join_small(out, join_under, forced_breaks)
     if footnote_sentence:
         out = [add_marked_sentence(c, out) for c in out]
     if prefix != "off":
@@ -44,12 +45,12 @@ def _heading_only(chunk: Chunk) -> bool:
     return bool(chunk.refs) and all(r.category in HEADING_CATEGORIES for r in chunk.refs)
 
 
-def join_small(chunks: Sequence[Chunk], under: int) -> list[Chunk]:
+def join_small(chunks: Sequence[Chunk], under: int, forced_breaks: frozenset[str] = frozenset()) -> list[Chunk]:
     out: list[Chunk] = []
     carry: Chunk | None = None
     for chunk in chunks:
         if carry is not None:
-            if _joins(carry, chunk):
+            if _joins(carry, chunk) and not (chunk.refs and chunk.refs[0].record_id in forced_breaks):
                 chunk = _joined(carry, chunk)
             else:
                 out.append(carry)

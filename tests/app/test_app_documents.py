@@ -192,8 +192,8 @@ def test_an_uploaded_scan_says_when_no_ocr_is_available(sample_workspace, monkey
     upload(at, ("scan.png", png))
     assert not at.exception
     [warning] = [w.value for w in at.warning]
-    assert warning.startswith("Added scan\\.png: 1 page, fast engine. scan\\.png page 1\\: scanned page, "
-                              "no OCR available\\: install tesseract\\-ocr")
+    assert re.match(r"Added scan\\\.png: 1 page in \d+ s \(.* pages/s\), fast engine\. scan\\\.png page 1\\: "
+                    r"scanned page, no OCR available\\: install tesseract\\-ocr", warning), warning
 
 
 def test_a_folder_upload_adds_every_pdf_in_it(sample_workspace):

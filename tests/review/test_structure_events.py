@@ -153,7 +153,7 @@ def test_split_without_stored_lines_cuts_the_box_at_its_text_lines(stored):
 
 # ---- chunk_break / join_chunks ----------------------------------------------------------------
 def _small_policy():
-    return replace(load_policy("default"), max_chars=40, combine_under_chars=0)
+    return replace(load_policy("default"), max_chars=40, combine_under_chars=0, join_under_chars=0)
 
 
 def test_chunk_break_starts_a_chunk_at_the_element(stored):
