@@ -17,17 +17,32 @@ TaskResult = tuple[str, Any]
 
 
 def read_range_task(data: bytes, sha256: str, filename: str, engine: str, start: int, stop: int) -> TaskResult:
-    """Pages [start, stop) of one PDF; with the layout engine the model runs in this worker's one
-    layout process (one model per worker, loaded once and kept for the next task)."""
-    from core.ingest.pdf import read_page_range
+    """Pages [start, stop) of one PDF, as ("ok", PageReads); a range that is the whole PDF comes
+    back parsed and refined, as ("whole", Parsed), so the driver only stores it. With the layout
+    engine the model runs in this worker's one layout process (one model per worker, loaded once
+    and kept for the next task)."""
+    from core.ingest.pdf import Parsed, parse_pdf, read_page_range
+    from core.refine.rules import refine
+    from core.store.records import doc_id_for
 
     try:
+        if start == 0 and stop >= _page_count(data):
+            parsed = parse_pdf(data, doc_id=doc_id_for(sha256), sha256=sha256, filename=filename, engine=engine,
+                               workers=1)
+            return "whole", Parsed(refine(parsed.document), parsed.pdf_bytes)
         return "ok", read_page_range(data, sha256=sha256, filename=filename, engine=engine,
                                      start=start, stop=stop, workers=1)
     except InspectorError as err:
         return "error", str(err)
     except Exception as err:  # any failure of one file must stay that file's
         return "error", f"{type(err).__name__}: {err}"
+
+
+def _page_count(data: bytes) -> int:
+    import pymupdf
+
+    with pymupdf.open(stream=data, filetype="pdf") as doc:
+        return doc.page_count
 
 
 class SerialExecutor:

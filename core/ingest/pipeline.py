@@ -83,12 +83,13 @@ def ingest_bytes(
     return store_parsed(ws, parsed, len(data))
 
 
-def store_parsed(ws: Workspace, parsed, size_bytes: int) -> IngestResult:
-    """Refine a parsed PDF (core.ingest.pdf.Parsed) and store it with its PDF; on failure the
-    workspace keeps no PDF it did not have before. Batch ingest calls this on its driver."""
+def store_parsed(ws: Workspace, parsed, size_bytes: int, refined: bool = False) -> IngestResult:
+    """Refine a parsed PDF (core.ingest.pdf.Parsed; `refined`: that was done already) and store it
+    with its PDF; on failure the workspace keeps no PDF it did not have before. Batch ingest calls
+    this on its driver."""
     from core.refine.rules import refine
 
-    document = refine(parsed.document)
+    document = parsed.document if refined else refine(parsed.document)
     sha = document.sha256
     pdf_path = ws.pdf_path(sha)
     new_pdf = not pdf_path.exists()
