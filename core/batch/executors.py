@@ -45,6 +45,14 @@ def _page_count(data: bytes) -> int:
         return doc.page_count
 
 
+class RayUnavailable(InspectorError):
+    """Ray did not start (an overloaded machine) or the cluster at --address did not answer."""
+
+
+def _first_line(err: Exception) -> str:
+    return (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
+
+
 class SerialExecutor:
     """Every task in this process, one after another, when it is waited for: the baseline of
     bench/batch.py and a batch without any worker to start."""
@@ -104,13 +112,18 @@ class RayExecutor:
 
         self.workers = workers
         self._ray = ray
-        if address:
-            ray.init(address=address, runtime_env={"working_dir": REPO, "excludes": ["workspace", ".git"]},
-                     log_to_driver=False)
-        else:
-            # local workers inherit the driver's environment: make `core` importable there
-            os.environ["PYTHONPATH"] = REPO + os.pathsep + os.environ.get("PYTHONPATH", "")
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+        try:
+            if address:
+                ray.init(address=address, runtime_env={"working_dir": REPO, "excludes": ["workspace", ".git"]},
+                         log_to_driver=False)
+            else:
+                # local workers inherit the driver's environment: make `core` importable there
+                os.environ["PYTHONPATH"] = REPO + os.pathsep + os.environ.get("PYTHONPATH", "")
+                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+        except Exception as err:  # Ray raises plain Exception / ConnectionError when it cannot start or connect
+            raise RayUnavailable(
+                f"Ray could not {'connect to ' + address if address else 'start locally'} "
+                f"({_first_line(err)}); retry, or use --runner processes") from None
         self._task = ray.remote(max_retries=0)(read_range_task)
 
     def put(self, data: bytes):

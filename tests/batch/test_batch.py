@@ -139,3 +139,10 @@ def test_batch_on_local_ray_stores_the_same_documents_and_resumes(tmp_path, corp
     for doc_id, expected in serial_reference(tmp_path, sample_docs).items():
         assert ws.load_machine_document(doc_id).pages == expected.pages
     ws.close()
+
+
+def test_a_ray_cluster_that_does_not_answer_is_one_message(tmp_path, corpus, capsys):
+    code = cli.main(["batch", "ingest", str(corpus), "--address", "ray://127.0.0.1:1", "--engine", "fast",
+                     "--workspace", str(tmp_path / "ws")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: Ray could not connect to ray://127.0.0.1:1") and "Traceback" not in err
