@@ -183,6 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_fast:
         print(f"\n1. fast batch ingest (parse + refine + store), wall time, median of {args.repeat}")
         fast_section(pdfs, args.workers, args.repeat, not args.skip_ray)
+    if args.layout_pages < 1:
+        return 0
     print(f"\n2. layout ingest, {args.workers} model processes vs a serial page.get_layout() loop "
           f"(same pages, wall time, median of {args.repeat} interleaved runs)")
     raw, ours = [], []

@@ -17,17 +17,40 @@ TaskResult = tuple[str, Any]
 
 
 def read_range_task(data: bytes, sha256: str, filename: str, engine: str, start: int, stop: int) -> TaskResult:
-    """Pages [start, stop) of one PDF; with the layout engine the model runs in this worker's one
-    layout process (one model per worker, loaded once and kept for the next task)."""
-    from core.ingest.pdf import read_page_range
+    """Pages [start, stop) of one PDF, as ("ok", PageReads); a range that is the whole PDF comes
+    back parsed and refined, as ("whole", Parsed), so the driver only stores it. With the layout
+    engine the model runs in this worker's one layout process (one model per worker, loaded once
+    and kept for the next task)."""
+    from core.ingest.pdf import Parsed, parse_pdf, read_page_range
+    from core.refine.rules import refine
+    from core.store.records import doc_id_for
 
     try:
+        if start == 0 and stop >= _page_count(data):
+            parsed = parse_pdf(data, doc_id=doc_id_for(sha256), sha256=sha256, filename=filename, engine=engine,
+                               workers=1)
+            return "whole", Parsed(refine(parsed.document), parsed.pdf_bytes)
         return "ok", read_page_range(data, sha256=sha256, filename=filename, engine=engine,
                                      start=start, stop=stop, workers=1)
     except InspectorError as err:
         return "error", str(err)
     except Exception as err:  # any failure of one file must stay that file's
         return "error", f"{type(err).__name__}: {err}"
+
+
+def _page_count(data: bytes) -> int:
+    import pymupdf
+
+    with pymupdf.open(stream=data, filetype="pdf") as doc:
+        return doc.page_count
+
+
+class RayUnavailable(InspectorError):
+    """Ray did not start (an overloaded machine) or the cluster at --address did not answer."""
+
+
+def _first_line(err: Exception) -> str:
+    return (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
 
 
 class SerialExecutor:
@@ -89,13 +112,18 @@ class RayExecutor:
 
         self.workers = workers
         self._ray = ray
-        if address:
-            ray.init(address=address, runtime_env={"working_dir": REPO, "excludes": ["workspace", ".git"]},
-                     log_to_driver=False)
-        else:
-            # local workers inherit the driver's environment: make `core` importable there
-            os.environ["PYTHONPATH"] = REPO + os.pathsep + os.environ.get("PYTHONPATH", "")
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+        try:
+            if address:
+                ray.init(address=address, runtime_env={"working_dir": REPO, "excludes": ["workspace", ".git"]},
+                         log_to_driver=False)
+            else:
+                # local workers inherit the driver's environment: make `core` importable there
+                os.environ["PYTHONPATH"] = REPO + os.pathsep + os.environ.get("PYTHONPATH", "")
+                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+        except Exception as err:  # Ray raises plain Exception / ConnectionError when it cannot start or connect
+            raise RayUnavailable(
+                f"Ray could not {'connect to ' + address if address else 'start locally'} "
+                f"({_first_line(err)}); retry, or use --runner processes") from None
         self._task = ray.remote(max_retries=0)(read_range_task)
 
     def put(self, data: bytes):

@@ -12,7 +12,7 @@ from typing import Iterable, TextIO
 from core.errors import InspectorError
 from core.ingest.ocr import is_scanned
 from core.ingest.opening import open_pdf
-from core.ingest.pdf import PageReads, assemble, merge_reads, parse_pdf
+from core.ingest.pdf import PageReads, Parsed, assemble, merge_reads, parse_pdf
 from core.ingest.pipeline import check_size, store_parsed
 from core.batch.plan import PAGES_PER_TASK, BatchFile, page_ranges, pdf_files, read_file
 from core.batch.report import DONE, FAILED, SKIPPED, BatchReport, FileOutcome, Progress
@@ -24,7 +24,7 @@ class _Job:
     file: BatchFile
     ranges: list[tuple[int, int]]
     started: float
-    parts: dict[int, PageReads] = field(default_factory=dict)
+    parts: dict[int, PageReads | Parsed] = field(default_factory=dict)  # Parsed: a one-task PDF
     errors: list[str] = field(default_factory=list)
 
     def elapsed(self) -> float:
@@ -58,9 +58,9 @@ def batch_ingest(ws, paths: Iterable[str], *, engine: str, executor, stream: Tex
             break
         handle, (status, value) = executor.next_done(list(tasks))
         job, index = tasks.pop(handle)
-        if status == "ok":
+        if status in ("ok", "whole"):
             job.parts[index] = value
-            progress.advance(pages=len(value.facts))
+            progress.advance(pages=value.document.page_count if status == "whole" else len(value.facts))
         else:
             job.errors.append(value)
         if job.complete:
@@ -99,17 +99,20 @@ def _finish(ws, job: _Job, engine: str) -> FileOutcome:
     if job.errors:
         return FileOutcome(path, FAILED, job.file.doc_id, message=job.errors[0], seconds=job.elapsed())
     try:
-        opened = open_pdf(job.file.data, job.file.path.name)
-        if any(is_scanned(page) for page in opened.doc):
-            # OCR writes a text layer into the PDF itself, so page ranges read apart cannot hold it:
-            # a file with scanned pages is parsed whole, here on the driver
-            parsed = parse_pdf(job.file.data, doc_id=job.file.doc_id, sha256=job.file.sha256,
-                               filename=job.file.path.name, engine=engine)
+        if isinstance(job.parts[0], Parsed):  # the whole PDF in one task, refined there
+            result = store_parsed(ws, job.parts[0], len(job.file.data), refined=True)
         else:
-            reads = merge_reads([job.parts[i] for i in range(len(job.ranges))])
-            parsed = assemble(opened, reads, doc_id=job.file.doc_id, sha256=job.file.sha256,
-                              filename=job.file.path.name, engine=engine, started=job.started)
-        result = store_parsed(ws, parsed, len(job.file.data))
+            opened = open_pdf(job.file.data, job.file.path.name)
+            if any(is_scanned(page) for page in opened.doc):
+                # OCR writes a text layer into the PDF itself, so page ranges read apart cannot hold
+                # it: a file with scanned pages is parsed whole, here on the driver
+                parsed = parse_pdf(job.file.data, doc_id=job.file.doc_id, sha256=job.file.sha256,
+                                   filename=job.file.path.name, engine=engine)
+            else:
+                reads = merge_reads([job.parts[i] for i in range(len(job.ranges))])
+                parsed = assemble(opened, reads, doc_id=job.file.doc_id, sha256=job.file.sha256,
+                                  filename=job.file.path.name, engine=engine, started=job.started)
+            result = store_parsed(ws, parsed, len(job.file.data))
     except Exception as err:  # one file's failure is its row; the batch goes on
         return FileOutcome(path, FAILED, job.file.doc_id, message=_message(err), seconds=job.elapsed())
     return FileOutcome(path, DONE, result.record.doc_id, result.record.page_count, seconds=job.elapsed())

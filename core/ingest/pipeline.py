@@ -89,14 +89,15 @@ def ingest_bytes(
     return store_parsed(ws, parsed, len(data), notices)
 
 
-def store_parsed(ws: Workspace, parsed, size_bytes: int, notices=None) -> IngestResult:
-    """Refine a parsed PDF (core.ingest.pdf.Parsed) and store it with its PDF; on failure the
-    workspace keeps no PDF it did not have before. Batch ingest calls this on its driver.
-    `notices`: page number -> notice from turning an image into a PDF (core.ingest.images)."""
+def store_parsed(ws: Workspace, parsed, size_bytes: int, notices=None, refined: bool = False) -> IngestResult:
+    """Refine a parsed PDF (core.ingest.pdf.Parsed; `refined`: that was done already) and store it
+    with its PDF; on failure the workspace keeps no PDF it did not have before. Batch ingest calls
+    this on its driver. `notices`: page number -> notice from turning an image into a PDF
+    (core.ingest.images)."""
     from core.ingest.images import with_page_notices
     from core.refine.rules import refine
 
-    document = refine(with_page_notices(parsed.document, notices or {}))
+    document = parsed.document if refined else refine(with_page_notices(parsed.document, notices or {}))
     sha = document.sha256
     pdf_path = ws.pdf_path(sha)
     new_pdf = not pdf_path.exists()

@@ -53,9 +53,11 @@ def test_page_ranges_cover_every_page_once_and_spread_a_long_pdf_over_the_worker
         assert covered == list(range(pages))
 
 
-def test_a_batch_read_page_by_page_stores_what_one_at_a_time_ingest_stores(tmp_path, corpus, sample_docs):
+@pytest.mark.parametrize("per_task", [1, 16], ids=["page ranges", "whole PDFs"])
+def test_a_batch_stores_what_one_at_a_time_ingest_stores(tmp_path, corpus, sample_docs, per_task):
+    """Page by page (the driver assembles and refines) or a whole PDF per task (refined in it)."""
     ws = Workspace(tmp_path / "ws")
-    report = batch_ingest(ws, [corpus], engine="fast", executor=SerialExecutor(), per_task=1)
+    report = batch_ingest(ws, [corpus], engine="fast", executor=SerialExecutor(), per_task=per_task)
     reference = serial_reference(tmp_path, sample_docs)
     assert sorted(r.doc_id for r in ws.documents()) == sorted(reference)
     for doc_id, expected in reference.items():
@@ -128,7 +130,7 @@ def test_batch_on_local_ray_stores_the_same_documents_and_resumes(tmp_path, corp
     ws = Workspace(tmp_path / "ws")
     executor = RayExecutor(2)
     try:
-        first = batch_ingest(ws, [corpus], engine="fast", executor=executor, per_task=1)
+        first = batch_ingest(ws, [corpus], engine="fast", executor=executor, per_task=2)  # both kinds of task
         again = batch_ingest(ws, [corpus], engine="fast", executor=executor)
     finally:
         executor.close()
@@ -137,3 +139,10 @@ def test_batch_on_local_ray_stores_the_same_documents_and_resumes(tmp_path, corp
     for doc_id, expected in serial_reference(tmp_path, sample_docs).items():
         assert ws.load_machine_document(doc_id).pages == expected.pages
     ws.close()
+
+
+def test_a_ray_cluster_that_does_not_answer_is_one_message(tmp_path, corpus, capsys):
+    code = cli.main(["batch", "ingest", str(corpus), "--address", "ray://127.0.0.1:1", "--engine", "fast",
+                     "--workspace", str(tmp_path / "ws")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: Ray could not connect to ray://127.0.0.1:1") and "Traceback" not in err
