@@ -82,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--expand-pages", type=int, metavar="CHARS", default=0,
                    help="page expansion: a first hit shorter than CHARS hands up its whole page")
     p.add_argument("--neighbours", type=int, default=0, help="with --expand-pages: pages either side as well")
+    p.add_argument("--fusion-weights", default="bm25=0.5,tfidf=0.5", help="fusion retriever: NAME=WEIGHT,...")
     p.add_argument("--json", action="store_true")
     return parser
 

@@ -281,3 +281,18 @@ def test_page_expansion_hands_up_the_whole_page_of_a_small_first_hit_in_reading_
     big = chunk("big", "長" * 60, ["g"])
     kept = expand_pages(ranked(big, p2), {"d": [big, *p1, p2]}, PageExpansion(small_below=50))
     assert [r.chunk.id for r in kept] == ["big", "p2"]  # a large first hit is context enough
+
+
+def test_fusion_weights_come_from_the_command_line_and_bad_ones_get_a_message(fast_samples_root, capsys):
+    out = run_json(capsys, "evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD), "--policy",
+                   "default", "--retriever", "fusion", "--fusion-weights", "bm25=1,tfidf=0", "--json")
+    bm25 = run_json(capsys, "evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD), "--policy",
+                    "default", "--json")
+    ranks = lambda o: [[r["id"] for r in q["retrieved"]] for q in o["per_question"]]  # noqa: E731
+    assert ranks(out) == ranks(bm25)  # all weight on BM25: fusion ranks as BM25 does
+    assert cli_main(["evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
+                     "--fusion-weights", "bm25=heavy"]) == 2
+    assert "NAME=WEIGHT" in capsys.readouterr().err
+    assert cli_main(["evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
+                     "--fusion-weights", "bm25=-1"]) == 2
+    assert "weights >= 0" in capsys.readouterr().err
