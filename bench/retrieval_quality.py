@@ -9,14 +9,12 @@ for the tuning half, the hold-out half and the whole shipped set.
 
 Tuning: run with `--halves tune` only; the hold-out half is printed when tuning is over. The
 layout-engine ingest (~1 CPU-s a page) and pymupdf4llm's parse are cached in the workspace folder,
-so later runs only chunk and retrieve. The pymupdf4llm baseline runs `pymupdf4llm.to_chunks()` in
-a child process (it loads the layout model, which this project never loads in its own process);
-its chunks cite our elements by box overlap on their pages.
+so later runs only chunk and retrieve. The pymupdf4llm baseline is core/evaluation/baselines.py
+(`to_chunks()` in a child process, kept as a workspace blob; its chunks cite our elements by box).
 """
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -25,12 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.categories import Category  # noqa: E402
+from core.evaluation.baselines import PYMUPDF4LLM, pymupdf4llm_chunks  # noqa: E402
 from core.evaluation.gold import anchor_items, parse_gold_jsonl  # noqa: E402
 from core.evaluation.modes import PageExpansion  # noqa: E402
 from core.evaluation.scoring import EvalConfig, evaluate_chunks, question_from_item, summary_rows, format_table  # noqa: E402
-from core.geometry import coverage  # noqa: E402
-from core.model import Chunk, SourceRef  # noqa: E402
+from core.model import Chunk  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLD = ROOT / "sample_docs" / "gold_ja_realdata.jsonl"
@@ -55,43 +52,12 @@ def ingest(workspace: Path, pdfs: list[Path]) -> None:
     subprocess.run(cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
 
 
-P4LLM_CHILD = r"""
-import json, sys, pymupdf, pymupdf4llm
-doc = pymupdf.open(sys.argv[1])
-out = [{"text": c.text, "page_start": c.metadata.page_start, "page_end": c.metadata.page_end,
-        "bboxes": [list(b) for b in c.metadata.bboxes]} for c in pymupdf4llm.to_chunks(doc)]
-json.dump(out, open(sys.argv[2], "w"), ensure_ascii=False)
-"""
-
-
-def pymupdf4llm_chunks(ws, workspace: Path, doc_id: str, pdf: Path) -> list[Chunk]:
-    """pymupdf4llm's own chunks (cached), citing the corrected Document's elements they overlap."""
-    from core.review.corrections import corrected_document
-
-    cache = workspace / "pymupdf4llm" / f"{doc_id}.json"
-    if not cache.exists():
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-c", P4LLM_CHILD, str(pdf), str(cache)], check=True, timeout=1800,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/tmp")
-    doc = corrected_document(ws, doc_id)
-    chunks = []
-    for i, raw in enumerate(json.loads(cache.read_text(encoding="utf-8"))):
-        boxes = [(int(b[0]), tuple(b[1:5])) for b in raw["bboxes"]]
-        refs = tuple(SourceRef(e.id, e.page, e.bbox, e.category) for p, box in boxes for e in doc.page(p).elements
-                     if coverage(e.bbox, box) > 0.5)
-        first, last = raw["page_start"] or 1, raw["page_end"] or raw["page_start"] or 1
-        chunks.append(Chunk(f"{doc_id}-p4llm-{i}", raw["text"], doc_id, doc.source, first, max(first, last), (),
-                            tuple(dict.fromkeys(r.category for r in refs)) or (Category.TEXT,), False,
-                            tuple(dict.fromkeys(refs)), "pymupdf4llm"))
-    return chunks
-
-
 def corpus_chunks(ws, workspace: Path, policy: str, docs: dict[str, Path]) -> list[Chunk]:
     from core.chunks.pipeline import chunks_for
     from core.chunks.policy import load_policy
 
-    if policy == "pymupdf4llm":
-        return [c for d, pdf in docs.items() for c in pymupdf4llm_chunks(ws, workspace, d, pdf)]
+    if policy == PYMUPDF4LLM:
+        return [c for d in docs for c in pymupdf4llm_chunks(ws, d)]
     loaded = load_policy(policy)
     return [c for d in docs for c in chunks_for(ws, d, loaded)]
 

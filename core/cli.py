@@ -90,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate", parents=[common], help="score policies and retrievers on a gold set")
     p.add_argument("--gold", required=True, metavar="FILE")
     p.add_argument("--policy", action="append", dest="policies", metavar="P",
-                   help="default | naive | FILE.toml; repeat to compare (default: default and naive)")
+                   help="default | naive | pymupdf4llm | FILE.toml; repeat to compare (default: default and naive)")
     p.add_argument("--retriever", action="append", dest="retrievers",
                    choices=("bm25", "tfidf", "fusion", "dense"), help="repeat to compare (default: bm25)")
     p.add_argument("--k", default="1,3,5,10", help="comma-separated cut-offs")
@@ -100,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--expand-pages", type=int, metavar="CHARS", default=0,
                    help="page expansion: a first hit shorter than CHARS hands up its whole page")
     p.add_argument("--neighbours", type=int, default=0, help="with --expand-pages: pages either side as well")
+    p.add_argument("--fusion-weights", default="bm25=0.5,tfidf=0.5", help="fusion retriever: NAME=WEIGHT,...")
     p.add_argument("--json", action="store_true")
 
     corpus_check.add_parser(sub, common)

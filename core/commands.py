@@ -215,7 +215,8 @@ def cli_evaluate(args: argparse.Namespace, ws: Workspace) -> int:
     budgets = _parse_int_list(getattr(args, "budget", "500,1000,2000,4000"), "--budget")
     policies = args.policies or ["default", "naive"]
     retrievers = args.retrievers or ["bm25"]
-    options = RetrieverOptions(dense_model_path=getattr(args, "dense_model", None) or os.environ.get(DENSE_MODEL_ENV))
+    options = RetrieverOptions(dense_model_path=getattr(args, "dense_model", None) or os.environ.get(DENSE_MODEL_ENV),
+                               fusion_weights=_fusion_weights(getattr(args, "fusion_weights", "bm25=0.5,tfidf=0.5")))
     config = EvalConfig(ks=ks, budgets=budgets, scope=getattr(args, "scope", "corpus"), options=options,
                         expansion=_expansion(args))
     path = Path(args.gold)
@@ -238,6 +239,20 @@ def cli_evaluate(args: argparse.Namespace, ws: Workspace) -> int:
         return 0
     print(render_tables(report))
     return 0
+
+
+def _fusion_weights(text: str) -> tuple[tuple[str, float], ...]:
+    pairs = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        name, _, weight = part.partition("=")
+        try:
+            pairs.append((name.strip(), float(weight)))
+        except ValueError:
+            raise BadInput(f"--fusion-weights must be NAME=WEIGHT pairs like bm25=0.5,tfidf=0.5, got {text!r}") from None
+    bad = [f"{n}={w}" for n, w in pairs if n not in ("bm25", "tfidf", "dense") or w < 0]
+    if not pairs or bad:
+        raise BadInput(f"--fusion-weights takes bm25, tfidf or dense with weights >= 0, got {text!r}")
+    return tuple(pairs)
 
 
 def _expansion(args: argparse.Namespace):

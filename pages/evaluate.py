@@ -16,6 +16,7 @@ import streamlit as st
 from core.chunks.policy import load_policy, policy_from_mapping
 from core.errors import InspectorError
 from core.evaluation.gold import GoldItem, all_tags, anchor_items, load_items, parse_gold_jsonl
+from core.evaluation.baselines import PYMUPDF4LLM
 from core.evaluation.modes import PageExpansion
 from core.evaluation.retrieval import RETRIEVERS, RetrieverOptions
 from core.evaluation.scoring import EvalConfig, EvaluationReport, QuestionResult, evaluate_workspace
@@ -69,11 +70,11 @@ def gold_questions(ws) -> list[GoldItem] | None:
 
 def chosen_policies() -> list:
     files = sorted(POLICY_DIR.glob("*.toml")) if POLICY_DIR.exists() else []
-    options = ["default", "naive", *[str(p) for p in files]]
+    options = ["default", "naive", PYMUPDF4LLM, *[str(p) for p in files]]
     names = st.multiselect("Policies", options, default=["default", "naive"], key="rli:eval:policies",
                            format_func=lambda p: Path(p).name if p.endswith(".toml") else p)
     upload = st.file_uploader("…or a policy TOML of your own", type=["toml"], key="rli:eval:policy_file")
-    policies: list = [load_policy(n) for n in names]
+    policies: list = [n if n == PYMUPDF4LLM else load_policy(n) for n in names]
     if upload is not None:
         try:
             data = tomllib.loads(upload.getvalue().decode("utf-8"))

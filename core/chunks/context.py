@@ -3,7 +3,8 @@ chunks as policy knobs, each off in a bare policy and set in the default by meas
 (bench/retrieval_quality.py on the gold set's tuning half):
 
 - `context_prefix`: "heading" starts a chunk's text with its nearest heading, "path" with its
-  section path ("第1節 > 1 生成AIが抱える課題"), cut to `context_prefix_chars`; a chunk that already
+  section path ("第1節 > 1 生成AIが抱える課題"), "section" with the path below the document's
+  title, cut to `context_prefix_chars`; a chunk that already
   starts with those words is left alone. Tables and figures get theirs too, so a table chunk knows
   the heading printed above it.
 - `join_under_chars`: a chunk shorter than this, or one of headings only, joins the next chunk of
@@ -22,7 +23,7 @@ from typing import Sequence
 from core.categories import Category
 from core.model import Chunk
 
-PREFIX_MODES = ("off", "heading", "path")
+PREFIX_MODES = ("off", "heading", "path", "section")
 HEADING_CATEGORIES = (Category.TITLE, Category.SECTION_HEADER)
 SENTENCE_CHARS = 160  # a marked sentence longer than this is cut around the mark
 _NOTE_MARK = re.compile(r"^\s*([＊*※]|注)\s*(\d+)")
@@ -87,6 +88,8 @@ def add_prefix(chunk: Chunk, mode: str, limit: int) -> Chunk:
     first_line = chunk.text.split("\n", 1)[0]
     if path and _squash(" > ".join(path)) in _squash(first_line):
         return chunk  # formula and code chunks name their section already ("関連見出し: …")
+    if mode == "section" and len(path) > 1:
+        path = path[1:]  # the document's title is on every chunk of it: no help in telling them apart
     path = _not_yet_written(path[-1:] if mode == "heading" else path, _squash(chunk.text))
     if not path:
         return chunk

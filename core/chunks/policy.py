@@ -106,7 +106,7 @@ class Policy:
     sentence_ends: str = "。．！？!?"  # split points; a newline is the last-resort split point
     section_path_prefix: bool = False  # start continuation chunks with "A > B" of their section
     form_query_phrasings: bool = True  # forms: add "X を選択" / "X が空欄"-style phrasings to text
-    context_prefix: str = "off"  # off | heading | path: every chunk starts with its heading / section path (context.py)
+    context_prefix: str = "off"  # off | heading | path | section: chunks start with heading / path / path below the title
     context_prefix_chars: int = 60  # the prefix is cut to this many characters
     join_under_chars: int = 0  # a chunk shorter than this, or of headings only, joins the next one (0 = never)
     footnote_sentence: bool = False  # a footnote's chunk also holds the body sentence with its mark
@@ -255,8 +255,9 @@ def policy_from_mapping(data: Mapping[str, Any], default_name: str = "custom") -
     for key in ("max_chars", "naive_chunk_size"):
         if key in settings and settings[key] < 1:
             raise PolicyError(f"{key} = {settings[key]!r}: must be a positive number of characters")
-    if settings.get("context_prefix", "off") not in ("off", "heading", "path"):
-        raise PolicyError(f"context_prefix = {settings['context_prefix']!r}: expected 'off', 'heading' or 'path'")
+    if settings.get("context_prefix", "off") not in ("off", "heading", "path", "section"):
+        raise PolicyError(f"context_prefix = {settings['context_prefix']!r}: expected 'off', 'heading', "
+                          "'path' or 'section'")
     for key in ("combine_under_chars", "naive_overlap", "join_under_chars", "context_prefix_chars"):
         if key in settings and settings[key] < 0:
             raise PolicyError(f"{key} = {settings[key]!r}: must be 0 or more")

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from core.errors import BadInput
+from core.evaluation.baselines import PYMUPDF4LLM, pymupdf4llm_chunks
 from core.evaluation.gold import ANCHORED, PAGE_ONLY, GoldItem, match_text
 from core.evaluation.modes import DocumentRouter, PageExpansion, expand_pages
 from core.evaluation.retrieval import RETRIEVERS, SCOPES, ChunkSearch, RetrievedChunk, RetrieverOptions
@@ -462,7 +463,7 @@ def evaluate_workspace(ws, items: Sequence[GoldItem], policies: Sequence[Any], r
         ws.document(doc_id)  # UnknownDocument with the ingest hint
     docs = {d: corrected_document(ws, d) for d in doc_ids}
     questions = [question_from_item(i, docs.get(i.doc_id)) for i in items]
-    loaded = [load_policy(p) for p in policies]
+    loaded = [p if p == PYMUPDF4LLM else load_policy(p) for p in policies]
     steps = max(len(loaded) * (len(doc_ids) + len(retrievers)), 1)
     done = 0
     results: list[QuestionResult] = []
@@ -473,7 +474,7 @@ def evaluate_workspace(ws, items: Sequence[GoldItem], policies: Sequence[Any], r
         for doc_id in doc_ids:
             if progress:
                 progress(done / steps, f"{label}: chunking {docs[doc_id].source}")
-            chunks.extend(chunks_for(ws, doc_id, policy))
+            chunks.extend(pymupdf4llm_chunks(ws, doc_id) if policy == PYMUPDF4LLM else chunks_for(ws, doc_id, policy))
             done += 1
         counts[label] = len(chunks)
         for retriever in retrievers:

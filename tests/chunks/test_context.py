@@ -76,3 +76,8 @@ def test_a_tiny_chunk_does_not_join_another_section_or_an_atomic_chunk():
 def test_headings_the_chunk_already_opens_with_are_not_repeated_in_the_prefix():
     c = chunk("c", "第1章　総則\n第1条（目的）\n本規程は…", path=("経費精算規程", "第1章 総則", "第1条（目的）"))
     assert add_prefix(c, "path", 60).text.startswith("経費精算規程\n第1章")
+
+
+def test_section_prefix_leaves_the_document_title_out():
+    c = chunk("c", "本文です。", path=("経費精算規程", "第2章 交通費"))
+    assert add_prefix(c, "section", 60).text == "第2章 交通費\n本文です。"

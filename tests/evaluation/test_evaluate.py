@@ -281,3 +281,44 @@ def test_page_expansion_hands_up_the_whole_page_of_a_small_first_hit_in_reading_
     big = chunk("big", "長" * 60, ["g"])
     kept = expand_pages(ranked(big, p2), {"d": [big, *p1, p2]}, PageExpansion(small_below=50))
     assert [r.chunk.id for r in kept] == ["big", "p2"]  # a large first hit is context enough
+
+
+def test_fusion_weights_come_from_the_command_line_and_bad_ones_get_a_message(fast_samples_root, capsys):
+    out = run_json(capsys, "evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD), "--policy",
+                   "default", "--retriever", "fusion", "--fusion-weights", "bm25=1,tfidf=0", "--json")
+    bm25 = run_json(capsys, "evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD), "--policy",
+                    "default", "--json")
+    ranks = lambda o: [[r["id"] for r in q["retrieved"]] for q in o["per_question"]]  # noqa: E731
+    assert ranks(out) == ranks(bm25)  # all weight on BM25: fusion ranks as BM25 does
+    assert cli_main(["evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
+                     "--fusion-weights", "bm25=heavy"]) == 2
+    assert "NAME=WEIGHT" in capsys.readouterr().err
+    assert cli_main(["evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
+                     "--fusion-weights", "bm25=-1"]) == 2
+    assert "weights >= 0" in capsys.readouterr().err
+
+
+# ---- the pymupdf4llm baseline ---------------------------------------------------------------------
+def test_pymupdf4llm_output_cites_the_elements_its_boxes_cover():
+    from core.evaluation.baselines import chunks_from_output
+    from core.model import Document, Element, Page
+    inside = Element("in", 1, 0, Category.TEXT, (10, 10, 100, 30), "中の文", "fast")
+    outside = Element("out", 1, 1, Category.TEXT, (10, 500, 100, 530), "外の文", "fast")
+    doc = Document("d", "d.pdf", "d" * 64, "fast", (Page(1, 595, 842, elements=(inside, outside)),))
+    [c] = chunks_from_output([{"text": "中の文", "page_start": 1, "page_end": 1,
+                               "bboxes": [[1, 0, 0, 200, 100]]}], doc)
+    assert [r.record_id for r in c.refs] == ["in"] and c.policy == "pymupdf4llm"
+
+
+def test_evaluate_runs_the_pymupdf4llm_baseline_beside_default_and_caches_it(fast_samples_root, capsys):
+    from core.store.workspace import Workspace
+    out = run_json(capsys, "evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
+                   "--policy", "default", "--policy", "pymupdf4llm", "--json")
+    rows = {(r["policy"], r["level"]): r for r in out["results"]}
+    assert rows[("pymupdf4llm", "element")]["total"] == rows[("default", "element")]["total"]
+    assert rows[("pymupdf4llm", "element")]["budget_recall@1000"] is not None
+    ws = Workspace(fast_samples_root)
+    try:
+        assert any(ws.get_blob(f"pymupdf4llm-chunks/{d.sha256}") for d in ws.documents())  # kept for next time
+    finally:
+        ws.close()
