@@ -8,6 +8,7 @@ import pymupdf
 
 from core.geometry import area
 from core.ingest.display import Display, centre_on_page
+from core.ingest.image_cap import painted_image_boxes
 from core.ingest.lines import Line, Span, locate_glyphs
 from core.ingest.vectors import Vectors, read_vectors
 from core.ingest.widgets import Widget, read_widgets
@@ -32,13 +33,17 @@ class PageFacts:
     widgets: list[Widget]
 
 
-def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, widgets: bool = True) -> PageFacts:
+def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, widgets: bool = True,
+              images: bool = True) -> PageFacts:
     """`labels` / `widgets` False skip lookups the document is known not to need (no page-label
-    rules, no AcroForm): both walk document structures on every call."""
+    rules, no AcroForm): both walk document structures on every call. `images` False (an image
+    over the pixel cap, core.ingest.image_cap) reads the text without keeping images, and the image
+    boxes from where the page paints them, so no image is decoded."""
+    keep_images = images
     show = Display(page)
     rect = page.rect
     label = (page.get_label() or None) if labels else None
-    data = page.get_text("dict", flags=TEXT_FLAGS)
+    data = page.get_text("dict", flags=TEXT_FLAGS if keep_images else TEXT_FLAGS & ~pymupdf.TEXT_PRESERVE_IMAGES)
     lines: list[Line] = []
     glyph_spans = False
     images: list[tuple[BBox, str]] = []
@@ -65,6 +70,8 @@ def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, 
             if any(ch in SELECTION_GLYPHS for ch in line.text):
                 glyph_spans = True
             lines.append(line)
+    if not keep_images:
+        images = [(b, i) for b, i in painted_image_boxes(page, show) if centre_on_page(b, rect)]
     if glyph_spans:
         locate_glyphs(page, lines, show)
     vec = read_vectors(page, show, rect) if vectors else Vectors()

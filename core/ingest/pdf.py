@@ -19,6 +19,7 @@ import pymupdf
 from core.categories import Category
 from core.errors import BadInput, CorruptPdf
 from core.ingest.draft import Draft
+from core.ingest.image_cap import oversized_image
 from core.ingest.fast_engine import body_size, fast_drafts, keep_one_title
 from core.ingest.layout_engine import layout_drafts
 from core.ingest.layout_worker import WORKER, LayoutCrashed, LayoutWorker
@@ -114,12 +115,13 @@ def _read_pages(opened: OpenedPdf, sha256: str, filename: str, worker: LayoutWor
     reads = _PageReads([], [], {})
     try:
         for index in range(total):
-            requested = bool(worker) and _request_model_boxes(worker, sha256, opened.pdf_bytes, index)
             page = doc.load_page(index)
-            facts = read_page(page, labels=labels, widgets=widgets)
+            too_big = oversized_image(page)  # checked from the image dictionaries, before anything decodes
+            requested = bool(worker) and not too_big and _request_model_boxes(worker, sha256, opened.pdf_bytes, index)
+            facts = read_page(page, labels=labels, widgets=widgets, images=not too_big)
             reads.facts.append(facts)
             if worker:
-                _collect_model_drafts(worker, requested, page, facts, index, reads)
+                _collect_model_drafts(worker, requested, page, facts, index, reads, skipped=too_big)
             if progress:
                 progress(index + 1, total)
     except BadInput:
@@ -142,8 +144,10 @@ def _request_model_boxes(worker: LayoutWorker, key: str, pdf_bytes: bytes, index
 
 
 def _collect_model_drafts(worker: LayoutWorker, requested: bool, page: pymupdf.Page, facts: PageFacts,
-                          index: int, reads: _PageReads) -> None:
+                          index: int, reads: _PageReads, skipped: str | None = None) -> None:
     try:
+        if skipped:
+            raise LayoutCrashed(skipped)
         if not requested:
             raise LayoutCrashed("the layout process could not be reached")
         reads.model.append(layout_drafts(page, facts, worker.result()))
