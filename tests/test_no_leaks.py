@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
-from conftest import SAMPLE_DOCS
+
+SAMPLE_DOCS = Path(__file__).resolve().parents[1] / "sample_docs"
 
 FORMS = ("shinseisho_form.pdf", "shinseisho_flat.pdf")
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import SAMPLE_DOCS
 from fuzz_corpus import Outcome, mutated_json_text, mutated_pdfs, run_cli, targeted_pdfs, workspace_state
 from importer_support import FIXTURES
+
+SAMPLE_DOCS = Path(__file__).resolve().parents[2] / "sample_docs"
 
 SEED = 15
 N_PDFS = 36
