@@ -50,17 +50,24 @@ def corpus(n: int, seed: int, max_mb: float) -> list[tuple[str, bytes]]:
     return (targeted + mutated_pdfs(rest, max(n - len(targeted), 0), seed))[:n]
 
 
-def raw_pymupdf_seconds(data: bytes) -> float:
-    import pymupdf
+_RAW = ("import sys, time, pymupdf\n"
+        "start = time.perf_counter()\n"
+        "try:\n"
+        "    for page in pymupdf.open(sys.argv[1]):\n"
+        "        page.get_text('dict')\n"
+        "except Exception:\n"
+        "    pass\n"
+        "print(time.perf_counter() - start)\n")
 
-    start = time.perf_counter()
+
+def raw_pymupdf_seconds(path: Path, timeout: float) -> float | None:
+    """Open + get_text('dict') of every page in bare PyMuPDF, in a child (a mutated file can make
+    MuPDF itself spin: issue16263 with flipped bytes did); None when it ran past `timeout`."""
     try:
-        doc = pymupdf.open(stream=data, filetype="pdf")
-        for page in doc:
-            page.get_text("dict")
-    except Exception:  # noqa: BLE001 - the baseline only times what PyMuPDF manages to read
-        pass
-    return time.perf_counter() - start
+        done = subprocess.run([sys.executable, "-c", _RAW, str(path)], capture_output=True, text=True, timeout=timeout)
+        return float(done.stdout.strip() or "nan")
+    except (subprocess.TimeoutExpired, ValueError):
+        return None
 
 
 def ingest_one(path: Path, engine: str, workspace: Path, timeout: float) -> tuple[str, float, str]:
@@ -77,16 +84,22 @@ def ingest_one(path: Path, engine: str, workspace: Path, timeout: float) -> tupl
     return ("ingested" if done.returncode == 0 else "refused"), seconds, ""
 
 
-def run_engine(engine: str, files: list[tuple[str, bytes]], timeout: float) -> None:
+def run_engine(engine: str, files: list[tuple[str, bytes]], timeout: float, first: int = 0) -> None:
     counts: Counter[str] = Counter()
-    slow, raw_total, ingest_total = [], 0.0, 0.0
+    slow, raw_total, ingest_total, raw_stuck = [], 0.0, 0.0, []
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for i, (name, data) in enumerate(files):
+            if i < first:
+                continue
             path = folder / f"{i:03d}.pdf"
             path.write_bytes(data)
-            raw_total += raw_pymupdf_seconds(data)
+            raw = raw_pymupdf_seconds(path, timeout)
+            if raw is None:
+                raw_stuck.append(name)
+            else:
+                raw_total += raw
             outcome, seconds, detail = ingest_one(path, engine, folder / "ws", timeout)
             ingest_total += seconds
             counts[outcome] += 1
@@ -95,11 +108,12 @@ def run_engine(engine: str, files: list[tuple[str, bytes]], timeout: float) -> N
             if detail:
                 problems.append((name, detail))
             print(f"  [{engine} {i + 1}/{len(files)}] {outcome:9s} {seconds:6.1f} s  {name}", file=sys.stderr, flush=True)
-    print(f"{engine}: {len(files)} mutated PDFs: ingested {counts['ingested']} / refused {counts['refused']} / "
+    print(f"{engine}: {len(files) - first} mutated PDFs (from #{first + 1}): ingested {counts['ingested']} / refused {counts['refused']} / "
           f"tracebacks {counts['traceback']} / over {SLOW:.0f} s {len(slow)} (killed at {timeout:.0f} s: "
           f"{counts['killed']})")
     print(f"  time: ingest processes {ingest_total:.0f} s in all; raw PyMuPDF open + get_text('dict') of the "
-          f"same files {raw_total:.1f} s (ratio {ingest_total / max(raw_total, 1e-9):.0f}x, process start-up included)")
+          f"same files {raw_total:.1f} s (ratio {ingest_total / max(raw_total, 1e-9):.0f}x, process start-up included); "
+          f"bare PyMuPDF itself ran past {timeout:.0f} s on {len(raw_stuck)}: {', '.join(raw_stuck) or '-'}")
     for name, seconds in slow:
         print(f"  over {SLOW:.0f} s: {name} ({seconds} s)")
     for name, detail in problems:
@@ -145,13 +159,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--timeout", type=float, default=180.0)
     parser.add_argument("--max-mb", type=float, default=8.0, help="skip source PDFs larger than this")
+    parser.add_argument("--fast-from", type=int, default=0, help="resume the fast run at this file index")
     args = parser.parse_args()
     print(f"sources: {len(sources(args.max_mb))} PDFs (samples + realdata pdfs/ and wild/ under {args.max_mb:g} MB), "
           f"seed {args.seed}")
     if args.json:
         run_json(args.json, args.seed)
     if args.fast:
-        run_engine("fast", corpus(args.fast, args.seed, args.max_mb), args.timeout)
+        run_engine("fast", corpus(args.fast, args.seed, args.max_mb), args.timeout, args.fast_from)
     if args.layout:
         run_engine("layout", corpus(args.layout, args.seed + 1, args.max_mb), args.timeout)
 

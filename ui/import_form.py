@@ -35,22 +35,27 @@ def import_section() -> None:
         "Source PDF or page image (optional)", type=PAGE_TYPES, key="rli:import:pdf",
         help="Gives the pages their image and lets the boxes be checked against the text. Without it, "
              "pages are blank at the right size.")
+    replace = st.checkbox("Replace this parser's stored output of the same document", key="rli:import:replace",
+                          help="Without it, a different output for a document already here is refused. With it, "
+                               "the corrections are kept and re-anchored; the Audit page lists those that no "
+                               "longer match.")
     if st.button("Import", type="primary", disabled=output is None, key="rli:import:go"):
         st.session_state[RESULT_KEY] = run_import(output.name, output.getvalue(), fmt,
-                                                  page_file.getvalue() if page_file else None)
+                                                  page_file.getvalue() if page_file else None, replace)
         st.rerun()
     for level, message in st.session_state.pop(RESULT_KEY, []):
         getattr(st, level)(message)
     docling_download()
 
 
-def run_import(name: str, data: bytes, fmt: str, page_bytes: bytes | None) -> list[tuple[str, str]]:
+def run_import(name: str, data: bytes, fmt: str, page_bytes: bytes | None,
+               replace: bool = False) -> list[tuple[str, str]]:
     """Import one upload; (level, message) pairs for the page. Uploaded names are only labels."""
     from core.ingest.importers import import_file
 
     try:
         with st.spinner(f"Importing {md_escape(name)}…"):
-            result = import_file(state.workspace(), data, fmt, pdf=page_bytes, name=name)
+            result = import_file(state.workspace(), data, fmt, pdf=page_bytes, name=name, replace=replace)
     except InspectorError as err:
         return [("error", f"Could not import {md_escape(name)}: {md_escape(str(err))}")]
     record = result.record

@@ -85,7 +85,7 @@ def _refuse_overwrite(ws: Workspace, document: Document) -> None:
     raise BadInput(
         f"document {document.doc_id} ({record.source}) already has a different {document.engine} output in this "
         f"workspace ({events} correction event(s) in its log); nothing was changed. To replace that output on "
-        f"purpose, import again with --replace (the events are kept and re-anchored to the new elements where "
+        f"purpose, import again with --replace (on the Documents page: tick \"Replace\"; the events are kept and re-anchored to the new elements where "
         f"they still match; the Audit page lists the ones that do not)")
 
 

@@ -9,6 +9,7 @@ import pymupdf
 from core.geometry import area
 from core.ingest.display import Display, centre_on_page
 from core.ingest.line_numbers import split_line_numbers
+from core.ingest.image_cap import painted_image_boxes
 from core.ingest.lines import Line, Span, locate_glyphs
 from core.ingest.vectors import Vectors, read_vectors
 from core.ingest.widgets import Widget, read_widgets
@@ -35,14 +36,17 @@ class PageFacts:
     line_numbers: list[list[Line]] = field(default_factory=list)  # margin line-number columns (not text)
 
 
-def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True) -> PageFacts:
+def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, images: bool = True) -> PageFacts:
     """`labels` False skips a lookup the document is known not to need (no page-label rules): it walks
     document structures on every call. Widgets are always read: a page's annotations hold them
-    whatever the catalog's /AcroForm lists, and a page without any costs one dictionary lookup."""
+    whatever the catalog's /AcroForm lists, and a page without any costs one dictionary lookup.
+    `images` False (an image over the pixel cap, core.ingest.image_cap) reads the text without
+    keeping images, and the image boxes from where the page paints them, so no image is decoded."""
+    keep_images = images
     show = Display(page)
     rect = page.rect
     label = (page.get_label() or None) if labels else None
-    data = page.get_text("dict", flags=TEXT_FLAGS)
+    data = page.get_text("dict", flags=TEXT_FLAGS if keep_images else TEXT_FLAGS & ~pymupdf.TEXT_PRESERVE_IMAGES)
     lines: list[Line] = []
     glyph_spans = False
     images: list[tuple[BBox, str]] = []
@@ -70,6 +74,8 @@ def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True) 
                 glyph_spans = True
             lines.append(line)
     lines, line_numbers = split_line_numbers(lines)
+    if not keep_images:
+        images = [(b, i) for b, i in painted_image_boxes(page, show) if centre_on_page(b, rect)]
     if glyph_spans:
         locate_glyphs(page, lines, show)
     vec = read_vectors(page, show, rect) if vectors else Vectors()

@@ -19,6 +19,7 @@ import pymupdf
 from core.categories import Category
 from core.errors import BadInput, CorruptPdf
 from core.ingest.draft import Draft
+from core.ingest.image_cap import oversized_image
 from core.ingest.fast_engine import body_size, fast_drafts, keep_one_title
 from core.ingest.layout_engine import layout_drafts
 from core.ingest.layout_worker import LayoutCrashed, LayoutPool, LayoutWorker, layout_pool
@@ -190,14 +191,18 @@ def _read_pages(opened: OpenedPdf, sha256: str, filename: str, pool: LayoutPool 
     try:
         for index in indices:
             while pool and len(requested) < pool.size and (nxt := next(ahead, None)) is not None:
-                requested[nxt] = _request_model_boxes(pool.for_page(nxt), sha256, opened.pdf_bytes, nxt)
+                # an image over the pixel cap is never decoded, so the model is not asked for its page
+                requested[nxt] = (not oversized_image(doc.load_page(nxt))
+                                  and _request_model_boxes(pool.for_page(nxt), sha256, opened.pdf_bytes, nxt))
             page = doc.load_page(index)
-            facts = read_page(page, labels=labels)
+            too_big = oversized_image(page)  # checked from the image dictionaries, before anything decodes
+            facts = read_page(page, labels=labels, images=not too_big)
             if facts.number in ocr_pages:
                 facts.images = without_page_scan(facts.images, facts.width, facts.height)
             reads.facts.append(facts)
             if pool:
-                _collect_model_drafts(pool.for_page(index), requested.pop(index), page, facts, index, reads)
+                _collect_model_drafts(pool.for_page(index), requested.pop(index), page, facts, index, reads,
+                                      skipped=too_big)
             else:
                 reads.model.append(None)
             if progress:
@@ -225,8 +230,10 @@ def _request_model_boxes(worker: LayoutWorker, key: str, pdf_bytes: bytes, index
 
 
 def _collect_model_drafts(worker: LayoutWorker, requested: bool, page: pymupdf.Page, facts: PageFacts,
-                          index: int, reads: PageReads) -> None:
+                          index: int, reads: PageReads, skipped: str | None = None) -> None:
     try:
+        if skipped:
+            raise LayoutCrashed(skipped)
         if not requested:
             raise LayoutCrashed("the layout process could not be reached")
         reads.model.append(layout_drafts(page, facts, worker.result()))
