@@ -8,6 +8,7 @@ import io
 import struct
 import unicodedata
 import zlib
+from pathlib import Path
 
 import pymupdf
 import pytest
@@ -19,8 +20,9 @@ from core.errors import FileTooLarge
 from core.ingest.images import CorruptImage, image_to_pdf
 from core.ingest.ocr import OcrSettings, capped_dpi, find_tessdata, is_scanned, usable_chars
 from core.ingest.pipeline import ingest_bytes
-from conftest import SAMPLE_DOCS
 from scan_builders import scanned_page_png, scanned_pdf
+
+SAMPLE_DOCS = Path(__file__).resolve().parents[2] / "sample_docs"
 
 
 def small_form_pdf() -> bytes:
