@@ -17,6 +17,7 @@ scanned 経費精算規程 within 10 points of the born-digital one.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 import tempfile
@@ -44,6 +45,9 @@ from core.review.corrections import corrected_document  # noqa: E402
 SAMPLES = ("keihi_seisan_kitei", "shinseisho_flat", "shinseisho_form", "spread_a3")
 REAL_DEFAULT = "ai_jigyosha_guideline_honpen_siryo1.pdf:3"  # chosen before any run, not tuned on
 REAL_DIR = ROOT.parent / "shared" / "realdata" / "pdfs" / "ja"
+# a shared, loaded machine runs Tesseract several times slower than its default page timeout allows;
+# a timed-out page would count as all errors here (the product's default stays 180 s)
+os.environ.setdefault("RLI_OCR_TIMEOUT", "1500")
 _LEADERS = re.compile(r"([.…・･·‥_\-－ー─―━])\1{2,}")
 
 
