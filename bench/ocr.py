@@ -82,13 +82,16 @@ def recall(doc, truth: dict) -> tuple[int, int]:
 
 
 def ingest_timed(data: bytes, name: str, engine: str):
-    ws = Workspace(tempfile.mkdtemp(prefix="rli-ocr-bench-"))
-    started = time.perf_counter()
-    result = ingest_bytes(ws, data, name, engine=engine)
-    seconds = time.perf_counter() - started
-    doc = ws.load_machine_document(result.record.doc_id, engine)
-    fields = extract_fields(corrected_document(ws, result.record.doc_id))
-    return doc, ws.pdf_path(result.record.sha256).read_bytes(), seconds, fields
+    with tempfile.TemporaryDirectory(prefix="rli-ocr-bench-") as tmp:
+        ws = Workspace(tmp)
+        started = time.perf_counter()
+        result = ingest_bytes(ws, data, name, engine=engine)
+        seconds = time.perf_counter() - started
+        doc = ws.load_machine_document(result.record.doc_id, engine)
+        fields = extract_fields(corrected_document(ws, result.record.doc_id))
+        stored = ws.pdf_path(result.record.sha256).read_bytes()
+        ws.close()
+    return doc, stored, seconds, fields
 
 
 def raw_seconds(pdf_bytes: bytes) -> float:
