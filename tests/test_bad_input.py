@@ -53,11 +53,13 @@ def test_a_file_that_is_not_a_pdf_is_refused(seeded):
     assert "memo.txt" in message and "save it as PDF" in message
 
 
-def test_an_image_becomes_a_one_page_scan_not_a_refusal(seeded):
-    # images are input now (issue 13): one page per image, read with OCR where it is installed
+def test_an_image_is_read_as_a_one_page_scan_and_a_damaged_one_is_refused(seeded):
+    # issue 13: a PNG/JPEG/TIFF becomes one page per image (OCR'd when it is a scan); it was NotAPdf
+    from core.ingest.images import CorruptImage
+
     png = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 8, 8), 0).tobytes("png")
-    result = ingest_bytes(seeded, png, "scan.png", engine="fast")
-    assert result.created and result.record.page_count == 1
+    assert_refused(seeded, CorruptImage, "scan.png is a damaged or unreadable PNG", png[:40], filename="scan.png")
+    assert ingest_bytes(seeded, png, "scan.png", engine="fast").record.page_count == 1
 
 
 def test_a_truncated_pdf_is_refused_as_damaged(seeded):

@@ -35,6 +35,7 @@ from core.model import BBox
 
 MIN_TEXT_CHARS = 20  # fewer usable characters than this on an image-covered page: scanned
 MIN_IMAGE_SHARE = 0.4  # the share of the page that images must cover
+MIN_SCAN_DPI = 75  # a page-size image with fewer pixels than this resolution gives is no scan
 MIN_OCR_DPI = 100  # below this Tesseract reads too little; a bigger page is refused instead
 INSTALL_HINT = ("install tesseract-ocr, tesseract-ocr-jpn and tesseract-ocr-jpn-vert "
                 "(scripts/system_packages.sh), or set TESSDATA_PREFIX to a folder holding jpn.traineddata")
@@ -99,18 +100,20 @@ def usable_chars(text: str) -> int:
 
 
 def is_scanned(page: pymupdf.Page) -> bool:
-    """No usable text, and images over most of the page. The image list (page resources) is
-    looked at first: born-digital pages without images cost no text extraction here."""
-    if not page.get_images(full=False):
-        return False
-    if usable_chars(page.get_text("text")) >= MIN_TEXT_CHARS:
-        return False
+    """No usable text, and images over most of the page. The page's image resources are looked at
+    first (cheap): without one that has the pixels of a page scan at MIN_SCAN_DPI, a page is not
+    scanned, whatever its text; logos and icons settle most born-digital pages there."""
     rect = page.rect
+    scan_pixels = MIN_IMAGE_SHARE * (rect.width * MIN_SCAN_DPI / 72) * (rect.height * MIN_SCAN_DPI / 72)
+    if not any(item[2] * item[3] >= scan_pixels for item in page.get_images(full=False)):
+        return False
     covered = 0.0
     for info in page.get_image_info():
         box = pymupdf.Rect(info["bbox"]) & rect
         covered += box.width * box.height if not box.is_empty else 0.0
-    return covered >= MIN_IMAGE_SHARE * rect.width * rect.height
+    if covered < MIN_IMAGE_SHARE * rect.width * rect.height:
+        return False
+    return usable_chars(page.get_text("text")) < MIN_TEXT_CHARS
 
 
 @dataclass(frozen=True)
