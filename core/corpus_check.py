@@ -220,7 +220,8 @@ def _describe(r: dict[str, Any]) -> str:
         return f"  {r['status']:9} {name}: {r.get('message', '').strip().splitlines()[-1:] or ''}"
     return (f"  ok        {name}: coverage {_coverage(r):.4f}, pictures {_picture_share(r):.3f}, "
             f"bad added {r.get('bad_added', 0)}/{r.get('chunk_bad', 0)} (elements/chunks), "
-            f"widgets {r.get('widgets_found', 0)}/{r.get('widgets_expected', 0)}, {r.get('seconds', 0):.1f} s ({r.get('cpu_seconds', 0):.1f} s CPU)"
+            f"widgets {r.get('widgets_found', 0)}/{r.get('widgets_expected', 0)}, {r.get('seconds', 0):.1f} s"
+            + (f" ({r['cpu_seconds']:.1f} s CPU)" if "cpu_seconds" in r else "")
             + (f", chunks {r.get('chunk_seconds', 0):.0f} s" + (" (stopped)" if r.get("chunks_slow") else "")
                if r.get("chunk_seconds", 0) >= 5 else ""))
 
