@@ -3,6 +3,7 @@ covers; lines no box covers, images, squares, rules and widgets are kept as extr
 among them."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Iterable, Sequence
 
 import pymupdf
@@ -41,7 +42,7 @@ def layout_drafts(page: pymupdf.Page, facts: PageFacts, groups: Sequence[ModelBo
         text = None
         if category is Category.TABLE:
             rows = _model_table_rows(table_cells)
-            if rows:
+            if rows and _rows_hold_lines(rows, lines):
                 attrs.update(rows=rows, n_rows=len(rows), n_cols=max(len(r) for r in rows))
                 text = "\n".join(" | ".join(r) for r in rows)
             # "lines" kept: a form's ruled key|value grid is read from them (core.forms.units)
@@ -76,6 +77,16 @@ def _form_area(facts: PageFacts, box: BBox, lines: Sequence[Line]) -> bool:
         return False
     many = len(lines) >= FORM_LINES or 2 * len(lines) >= len(facts.lines)
     return many and is_ruled_area(facts.vectors, box)
+
+
+def _rows_hold_lines(rows: Sequence[Sequence[str]], lines: Sequence[Line], share: float = 0.98) -> bool:
+    """The model's cell texts hold (nearly) every character of the page's lines in its box. When
+    they do not (its own extraction lost or repeated glyphs), the lines' text is the table's."""
+    own = Counter(ch for ln in lines for ch in ln.text if not ch.isspace())
+    if not own:
+        return True
+    cells = Counter(ch for row in rows for cell in row for ch in cell if not ch.isspace())
+    return sum(min(n, cells[ch]) for ch, n in own.items()) >= share * sum(own.values())
 
 
 def _model_table_rows(table_cells: Iterable[tuple[int, int, str]]) -> tuple[tuple[str, ...], ...]:
