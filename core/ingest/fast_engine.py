@@ -21,7 +21,7 @@ LIST_MARKER = re.compile(
     r"[a-zａ-ｚ][.)）]\s|[ア-ン][.．)）])"
 )
 
-_FORM_LINES = 8  # text lines in a ruled, unfilled drawing before it is a form, not a figure
+FORM_LINES = 8  # text lines in a ruled, unfilled drawing before it is a form, not a figure
 
 
 def body_size(pages: Sequence[PageFacts]) -> float:
@@ -97,7 +97,7 @@ def fast_drafts(facts: PageFacts, body: float, largest: float) -> list[Draft]:
             text_area = sum(area(facts.lines[i].bbox) for i in inside)
             if text_area > 0.35 * area(box):
                 continue  # a panel of text on a coloured background, not a figure
-            if len(inside) >= _FORM_LINES and is_ruled_area(facts.vectors, box):
+            if len(inside) >= FORM_LINES and is_ruled_area(facts.vectors, box):
                 continue  # a ruled form area holding its text: text elements (and rulings), not a picture
         taken.update(inside)
         keep_regions.append((box, kind, region, [facts.lines[i] for i in inside]))

@@ -3,6 +3,7 @@ covers; lines no box covers, images, squares, rules and widgets are kept as extr
 among them."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Iterable, Sequence
 
 import pymupdf
@@ -11,12 +12,12 @@ from core.categories import Category, category_from_label
 from core.geometry import area, overlap_area, union
 from core.ingest.display import Display
 from core.ingest.draft import Draft
-from core.ingest.fast_engine import vector_extras
+from core.ingest.fast_engine import FORM_LINES, vector_extras
 from core.ingest.layout_worker import ModelBox
 from core.ingest.line_numbers import line_number_drafts
 from core.ingest.lines import Line, text_attrs
 from core.ingest.page_facts import PageFacts
-from core.ingest.vectors import Vectors, analyse_vectors, grid_to_rows
+from core.ingest.vectors import Vectors, analyse_vectors, grid_to_rows, is_ruled_area
 from core.ingest.widgets import widget_drafts
 from core.model import BBox
 from core.text import clean_text
@@ -30,15 +31,18 @@ def layout_drafts(page: pymupdf.Page, facts: PageFacts, groups: Sequence[ModelBo
     cells: list[tuple] = [g[5] for g in groups]
     assigned, loose = assign_lines(facts.lines, boxes)
     drafts: list[Draft] = []
-    for box, label, lines, table_cells in zip(boxes, labels, assigned, cells):
+    for k, (box, label, lines, table_cells) in enumerate(zip(boxes, labels, assigned, cells)):
         category = category_from_label("pymupdf_layout", label)
+        if category is Category.PICTURE and _form_area(facts, box, lines):
+            loose.extend(lines)  # its text stays text, in reading order among the model's boxes
+            lines = assigned[k] = []
         if not lines and category not in (Category.PICTURE, Category.TABLE, Category.FORMULA):
             continue
         attrs = text_attrs(lines, keep_lines=category in (Category.TABLE, Category.PICTURE))
         text = None
         if category is Category.TABLE:
             rows = _model_table_rows(table_cells)
-            if rows:
+            if rows and _rows_hold_lines(rows, lines):
                 attrs.update(rows=rows, n_rows=len(rows), n_cols=max(len(r) for r in rows))
                 text = "\n".join(" | ".join(r) for r in rows)
             # "lines" kept: a form's ruled key|value grid is read from them (core.forms.units)
@@ -64,6 +68,25 @@ def layout_drafts(page: pymupdf.Page, facts: PageFacts, groups: Sequence[ModelBo
             d.source = "layout"
             extras.append(d)
     return drafts, extras + widget_drafts(facts.widgets)
+
+
+def _form_area(facts: PageFacts, box: BBox, lines: Sequence[Line]) -> bool:
+    """A "picture" the model drew over a ruled form area: no image under it, only straight strokes
+    (core.ingest.vectors.is_ruled_area), and many text lines or most of the page's."""
+    if not lines or any(overlap_area(b, box) > 0.5 * area(b) for b, _ in facts.images):
+        return False
+    many = len(lines) >= FORM_LINES or 2 * len(lines) >= len(facts.lines)
+    return many and is_ruled_area(facts.vectors, box)
+
+
+def _rows_hold_lines(rows: Sequence[Sequence[str]], lines: Sequence[Line], share: float = 0.98) -> bool:
+    """The model's cell texts hold (nearly) every character of the page's lines in its box. When
+    they do not (its own extraction lost or repeated glyphs), the lines' text is the table's."""
+    own = Counter(ch for ln in lines for ch in ln.text if not ch.isspace())
+    if not own:
+        return True
+    cells = Counter(ch for row in rows for cell in row for ch in cell if not ch.isspace())
+    return sum(min(n, cells[ch]) for ch, n in own.items()) >= share * sum(own.values())
 
 
 def _model_table_rows(table_cells: Iterable[tuple[int, int, str]]) -> tuple[tuple[str, ...], ...]:

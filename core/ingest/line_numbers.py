@@ -100,7 +100,14 @@ def _is_line_number_column(column: list[_Candidate], lines: list[Line]) -> bool:
         beside += 1
         left += all(ln.bbox[0] >= x1 for ln in row)
         right += all(ln.bbox[2] <= x0 for ln in row)
-    return beside >= 0.6 * len(column) and max(left, right) >= 0.9 * beside
+    if beside < 0.6 * len(column) or max(left, right) < 0.9 * beside:
+        return False
+    # in the margin: beyond every other text line of the page (a table's code column "01 02 03"
+    # beside its rows stands among text, not outside it)
+    others = [ln for i, ln in enumerate(lines) if i not in own] + [c.rest for c in column if c.rest is not None]
+    if left >= right:
+        return all(ln.bbox[0] >= x1 - 1 for ln in others)
+    return all(ln.bbox[2] <= x0 + 1 for ln in others)
 
 
 def _same_row(a: Line, b: Line) -> bool:

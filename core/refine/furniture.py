@@ -77,15 +77,17 @@ def repeated_furniture(doc: Document) -> Document:
     """Running heads/feet: text (digits masked) repeated at about the same height on ≥3 pages, plus
     bare page numbers and copyright lines in the top/bottom margin."""
     candidates: dict[tuple[str, str], list[tuple[float, int, str]]] = {}
+    edge: set[str] = set()
     for page in doc.pages:
         outer = _outermost(page)
         for e in page.elements:
             if e.category not in TEXTUAL + (C.PAGE_HEADER, C.PAGE_FOOTER) or not e.text.strip():
                 continue
-            band = outer.get(e.id)
+            band = _band(e, page)
             if band:
                 key = (digits_masked(e.text)[:80], band)
                 candidates.setdefault(key, []).append(((e.bbox[1] + e.bbox[3]) / 2, page.number, e.id))
+                edge.update({e.id} if outer.get(e.id) == band else set())
     furniture: dict[str, str] = {}
     for (text, band), hits in candidates.items():
         hits.sort()
@@ -93,7 +95,8 @@ def repeated_furniture(doc: Document) -> Document:
         for hit in hits + [(float("inf"), 0, "")]:
             if cluster and hit[0] - cluster[0][0] > 15:
                 if len({p for _, p, _ in cluster}) >= 3:
-                    furniture.update({eid: band for _, _, eid in cluster})
+                    # repeated text is furniture only where it stands at the page's edge
+                    furniture.update({eid: band for _, _, eid in cluster if eid in edge})
                 cluster = []
             cluster.append(hit)
         for _, _, eid in hits:
