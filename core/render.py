@@ -113,11 +113,11 @@ def as_line(value: Line | Sequence[Any]) -> Line:
     return Line(tuple(start), tuple(end), colour)  # type: ignore[arg-type]
 
 
-def element_box(element: Element, *, selected: bool = False, show_order: bool = False) -> Box:
-    label = f"{element.seq + 1} {element.category.value}" if show_order else element.category.value
+def element_box(element: Element, *, selected: bool = False, show_order: bool = False, label: bool = True) -> Box:
+    text = (f"{element.seq + 1} {element.category.value}" if show_order else element.category.value) if label else ""
     if selected:
-        return Box(element.bbox, element.category.colour, label, SELECTED_FILL_ALPHA, SELECTED_OUTLINE_WIDTH)
-    return Box(element.bbox, element.category.colour, label)
+        return Box(element.bbox, element.category.colour, text, SELECTED_FILL_ALPHA, SELECTED_OUTLINE_WIDTH)
+    return Box(element.bbox, element.category.colour, text)
 
 
 def overlay_boxes(
@@ -126,15 +126,60 @@ def overlay_boxes(
     visible: set[Category] | frozenset[Category] | None = None,
     selected: str | None = None,
     show_order: bool = False,
+    labels: bool = True,
 ) -> list[Box]:
-    """Boxes for the given elements; the selected one is drawn last so nothing covers it."""
+    """Boxes for the given elements; the selected one is drawn last so nothing covers it.
+
+    `labels=False` labels only the selected element (and, with `show_order`, every box keeps its
+    reading-order number): the page stays readable, category names show on demand."""
     boxes, chosen = [], []
     for e in elements:
         if e.id == selected:
             chosen.append(element_box(e, selected=True, show_order=show_order))
         elif visible is None or e.category in visible:
-            boxes.append(element_box(e, show_order=show_order))
+            boxes.append(element_box(e, show_order=show_order, label=labels or show_order))
     return boxes + chosen
+
+
+# ---- where label chips go ---------------------------------------------------------------------
+PxRect = tuple[float, float, float, float]
+
+
+def _overlaps(a: PxRect, b: PxRect) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _chip_candidates(box: PxRect, w: float, h: float, size: tuple[int, int] | None) -> list[PxRect]:
+    """Places outside the box's edge, best first: above it (left, then right end), below it, in the
+    left and right margins beside its first line, then further up in a stack above it."""
+    x0, y0, x1, y1 = box
+    spots = [(x0, y0 - h), (x1 - w, y0 - h), (x0, y1), (x0 - w, y0), (x1, y0)]
+    spots += [(x0, y0 - h * k) for k in range(2, 8)]
+    out = []
+    for x, y in spots:
+        if size is not None:
+            x = min(max(x, 0.0), size[0] - w)
+            if y < 0 or y + h > size[1]:
+                continue
+        out.append((x, y, x + w, y + h))
+    return out
+
+
+def place_labels(boxes: Sequence[PxRect], sizes: Sequence[tuple[float, float]],
+                 size: tuple[int, int] | None = None) -> list[tuple[float, float]]:
+    """Top-left pixel of each label chip: never on its own box (so it hides none of the box's text)
+    and never on another chip. Boxes earlier in the list get the better places; put the one that
+    matters most (the selected element) first. When nothing is free, the chip goes above its box."""
+    placed: list[PxRect] = []
+    out: list[tuple[float, float]] = []
+    for box, (w, h) in zip(boxes, sizes):
+        candidates = _chip_candidates(box, w, h, size)
+        outside = [c for c in candidates if not _overlaps(c, box)] or candidates
+        free = [c for c in outside if not any(_overlaps(c, p) for p in placed)]
+        chosen = (free or outside or [(box[0], box[1], box[0] + w, box[1] + h)])[0]
+        placed.append(chosen)
+        out.append((chosen[0], chosen[1]))
+    return out
 
 
 # ---- drawing ----------------------------------------------------------------------------------
@@ -226,7 +271,7 @@ def draw_boxes(
     zoom = _check_zoom(zoom)
     out = image.convert("RGB") if image.mode != "RGB" else image.copy()
     draw = ImageDraw.Draw(out, "RGBA")  # "RGBA" makes fills blend instead of overwrite
-    chips: list[tuple[Image.Image, tuple[int, int]]] = []
+    labelled: list[tuple[Image.Image, PxRect]] = []
     for raw in boxes:
         box = as_box(raw)
         rect = _pixel_rect(box.bbox, zoom, out.size)
@@ -240,10 +285,10 @@ def draw_boxes(
         else:
             draw.rectangle(rect, outline=rgb + (255,), width=box.width)
         if box.label:
-            chip = _label_chip(box.label, box.colour)
-            # Sit the chip just above the box when there is room, so it does not hide the first line.
-            y = rect[1] - chip.height if rect[1] >= chip.height else rect[1]
-            chips.append((chip, (rect[0], y)))
+            labelled.append((_label_chip(box.label, box.colour), rect))
+    labelled.reverse()  # the last box drawn (the one that matters most) picks its label's place first
+    positions = place_labels([r for _, r in labelled], [c.size for c, _ in labelled], out.size)
+    chips = [(chip, (round(x), round(y))) for (chip, _), (x, y) in zip(labelled, positions)]
     for raw in lines:
         line = as_line(raw)
         start = (points_to_pixels(line.start[0], zoom), points_to_pixels(line.start[1], zoom))
@@ -482,7 +527,7 @@ def fabric_drawing(
     """
     zoom = _check_zoom(zoom)
     shapes: list[dict[str, Any]] = []
-    labels: list[dict[str, Any]] = []
+    labelled: list[tuple[Box, PxRect]] = []
     for raw in boxes:
         box = as_box(raw)
         x0, y0, x1, y1 = bbox_to_pixels(box.bbox, zoom)
@@ -493,16 +538,11 @@ def fabric_drawing(
             rect["strokeDashArray"] = [6, 6]
         shapes.append(_inert(rect))
         if box.label:
-            top = y0 - LABEL_HEIGHT_PX if y0 >= LABEL_HEIGHT_PX else y0
-            left = x0
-            if size is not None:
-                chip_width = LABEL_CHAR_PX * (len(box.label) + 2)
-                left = max(0.0, min(x0, size[0] - chip_width))
-                top = max(0.0, min(top, size[1] - LABEL_HEIGHT_PX))
-            text = "#000000" if _text_colour_on(_rgb(box.colour)) == (0, 0, 0) else "#ffffff"
-            labels.append(_inert({"type": "Text", "left": left, "top": top, "text": f" {box.label} ",
-                                  "fontSize": LABEL_FONT_SIZE, "fontFamily": "sans-serif", "fill": text,
-                                  "backgroundColor": box.colour}))
+            labelled.append((box, (x0, y0, x1, y1)))
+    labelled.reverse()  # the last box (the selected one) picks its label's place first
+    sizes = [(LABEL_CHAR_PX * (len(b.label) + 2), LABEL_HEIGHT_PX) for b, _ in labelled]
+    labels = [label_object(b, x, y) for (b, _), (x, y) in zip(labelled, place_labels([r for _, r in labelled], sizes, size))]
+    labels.reverse()  # drawn in the boxes' order, the selected one's last (on top)
     for raw in lines:
         line = as_line(raw)
         sx, sy = points_to_pixels(line.start[0], zoom), points_to_pixels(line.start[1], zoom)
@@ -516,6 +556,12 @@ def fabric_drawing(
                                   "left": min(x for x, _ in head), "top": min(y for _, y in head),
                                   "fill": line.colour, "stroke": line.colour, "strokeWidth": 0}))
     return {"objects": shapes + labels}  # labels last, so no fill dims them
+
+
+def label_object(box: Box, left: float, top: float) -> dict[str, Any]:
+    text = "#000000" if _text_colour_on(_rgb(box.colour)) == (0, 0, 0) else "#ffffff"
+    return _inert({"type": "Text", "left": left, "top": top, "text": f" {box.label} ", "fontSize": LABEL_FONT_SIZE,
+                   "fontFamily": "sans-serif", "fill": text, "backgroundColor": box.colour})
 
 
 def _freeze_boxes(items: Iterable[Any]) -> tuple:
@@ -538,6 +584,7 @@ def page_view_image(
     extra_boxes: Iterable[Box | Sequence[Any]] = (),
     lines: Iterable[Line | Sequence[Any]] = (),
     fmt: str = "JPEG",
+    labels: bool = True,
 ) -> bytes:
     """The page with overlays, encoded (JPEG by default, see `encode_image`); cached by everything
     that changes the picture.
@@ -545,7 +592,7 @@ def page_view_image(
     `elements` defaults to the page's own elements. This is the one call a page view needs.
     """
     elements = tuple(page.elements if elements is None else elements)
-    boxes = tuple(overlay_boxes(elements, visible=visible, selected=selected, show_order=show_order))
+    boxes = tuple(overlay_boxes(elements, visible=visible, selected=selected, show_order=show_order, labels=labels))
     extra, connectors = _freeze_boxes(extra_boxes), _freeze_lines(lines)
     key = (str(pdf_path) if pdf_path else ("blank", page.width, page.height), page.number,
            _check_zoom(zoom), boxes, extra, connectors, fmt.upper())

@@ -218,3 +218,44 @@ def test_click_ignores_hidden_categories():
     figure = element(0, Category.PICTURE, (50, 50, 500, 500))
     caption = element(1, Category.CAPTION, (60, 450, 300, 480))
     assert element_at([figure, caption], 100, 460, visible={Category.PICTURE}) is figure
+
+
+# ---- labels outside the boxes (issue 18) --------------------------------------------------------
+def _label_rects(drawing):
+    return [(o["left"], o["top"], o["left"] + 6.5 * len(o["text"]), o["top"] + 14)
+            for o in drawing["objects"] if o["type"] == "Text"]
+
+
+def _hit(a, b):
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def test_labels_of_a_table_of_contents_sit_outside_every_box_and_never_on_each_other():
+    # 12 index lines 14 pt apart, the tabs that used to cover each line
+    lines = [element(i, Category.DOCUMENT_INDEX, (72, 100 + 14 * i, 400, 112 + 14 * i)) for i in range(12)]
+    corner = [element(20 + i, Category.DECORATIVE, (500, 20, 520, 40)) for i in range(3)]  # "de de decorative"
+    drawing = fabric_drawing(overlay_boxes(lines + corner), zoom=1.0, size=(595, 842))
+    chips = _label_rects(drawing)
+    assert len(chips) == 15
+    for chip, e in zip(chips, lines + corner):
+        assert not _hit(chip, e.bbox), f"the label of {e.id} covers its own box"
+    assert not any(_hit(a, b) for i, a in enumerate(chips) for b in chips[i + 1:])
+
+
+def test_without_labels_only_the_selected_box_is_named_and_its_label_is_above_it():
+    boxes = [element(i, Category.TEXT, (72, 100 + 40 * i, 400, 130 + 40 * i)) for i in range(5)]
+    drawing = fabric_drawing(overlay_boxes(boxes, selected="e2", labels=False), zoom=1.0, size=(595, 842))
+    [chip] = _label_rects(drawing)
+    assert chip[3] <= boxes[2].bbox[1] and chip[0] == boxes[2].bbox[0]  # just above its top-left corner
+    numbered = fabric_drawing(overlay_boxes(boxes, labels=False, show_order=True), zoom=1.0, size=(595, 842))
+    assert len(_label_rects(numbered)) == 5  # reading-order numbers still show on every box
+
+
+def test_server_drawn_labels_sit_outside_their_boxes(pdf_path):
+    page = Page(number=1, width=595, height=842)
+    base = render_page_image(pdf_path, page, 1.0)
+    plain = draw_boxes(base, [Box((100, 300, 400, 330), "#ff0000", "", fill_alpha=0)], zoom=1.0)
+    labelled = draw_boxes(base, [Box((100, 300, 400, 330), "#ff0000", "text", fill_alpha=0)], zoom=1.0)
+    inside = (102, 302, 398, 328)
+    assert plain.crop(inside).tobytes() == labelled.crop(inside).tobytes()  # nothing drawn on the box's text
+    assert plain.crop((100, 280, 160, 299)).tobytes() != labelled.crop((100, 280, 160, 299)).tobytes()
