@@ -482,16 +482,65 @@ def render_page_png(pdf_path: str | Path, page_number: int, zoom: float) -> byte
     return encode_image(render_page_image(pdf_path, page_number, zoom))
 
 
+_in_flight: dict[tuple, threading.Event] = {}  # page images being made now, so nobody makes one twice
+_in_flight_lock = threading.Lock()
+
+
 def page_image_bytes(pdf_path: str | Path | None, page: Page, zoom: float, fmt: str = "PAGE_JPEG") -> bytes:
     """The bare page, encoded once per (PDF, page, zoom, format) and cached: the background of an
-    interactive view, whose boxes are drawn by the browser (`fabric_drawing`)."""
+    interactive view, whose boxes are drawn by the browser (`fabric_drawing`). A page that
+    `prefetch_pages` is making right now is waited for, not made a second time."""
     zoom = _check_zoom(zoom)
     key = ("page", str(pdf_path) if pdf_path else ("blank", page.width, page.height), page.number, zoom, fmt.upper())
-    data = _views.get(key)
-    if data is None:
+    while True:
+        data = _views.get(key)
+        if data is not None:
+            return data
+        with _in_flight_lock:
+            running = _in_flight.get(key)
+            if running is None:
+                _in_flight[key] = threading.Event()
+                break
+        running.wait(timeout=60)
+    try:
         data = encode_image(render_page_image(pdf_path, page, zoom), fmt)
         _views.put(key, data)
-    return data
+        return data
+    finally:
+        with _in_flight_lock:
+            _in_flight.pop(key).set()
+
+
+_prefetch_lock = threading.Lock()
+_prefetch_queue: list[tuple[Any, Page, float]] = []
+
+
+def prefetch_pages(pdf_path: str | Path | None, pages: Iterable[Page], zoom: float) -> None:
+    """Make the page images of `pages` in a background thread (the pages a reviewer turns to next),
+    so the turn finds them cached. Only the latest request is kept: paging fast never queues up
+    work for pages already passed."""
+    global _prefetch_queue
+    wanted = [(pdf_path, p, zoom) for p in pages]
+    with _prefetch_lock:
+        idle = not _prefetch_queue
+        _prefetch_queue = wanted
+    if idle and wanted:
+        threading.Thread(target=_prefetch_worker, name="rli-prefetch", daemon=True).start()
+
+
+def _prefetch_worker() -> None:
+    while True:
+        with _prefetch_lock:
+            if not _prefetch_queue:
+                return
+            pdf_path, page, zoom = _prefetch_queue[0]
+        try:
+            page_image_bytes(pdf_path, page, zoom)
+        except Exception:  # a prefetch is a guess: a failure shows when the page is really asked for
+            pass
+        with _prefetch_lock:
+            if _prefetch_queue and _prefetch_queue[0][1] is page:
+                _prefetch_queue.pop(0)
 
 
 # ---- the same boxes, drawn by the browser ------------------------------------------------------

@@ -259,3 +259,25 @@ def test_server_drawn_labels_sit_outside_their_boxes(pdf_path):
     inside = (102, 302, 398, 328)
     assert plain.crop(inside).tobytes() == labelled.crop(inside).tobytes()  # nothing drawn on the box's text
     assert plain.crop((100, 280, 160, 299)).tobytes() != labelled.crop((100, 280, 160, 299)).tobytes()
+
+
+def test_prefetched_pages_are_served_from_the_cache(pdf_path):
+    import threading
+    import time as _time
+
+    from core.render import prefetch_pages
+
+    clear_caches()
+    page = Page(number=1, width=595, height=842)
+    prefetch_pages(pdf_path, [page], 1.5)
+    deadline = _time.monotonic() + 30
+    while any(t.name == "rli-prefetch" for t in threading.enumerate()) and _time.monotonic() < deadline:
+        _time.sleep(0.05)
+    from core import render
+
+    assert len(render._views) == 1  # the prefetch thread made and stored the page image
+    made = page_image_bytes(pdf_path, page, 1.5)
+    clear_caches(close_pdfs=False)
+    assert page_image_bytes(pdf_path, page, 1.5) is not made  # after a clear it is made again
+    prefetch_pages(pdf_path, [page], 1.5)
+    assert page_image_bytes(pdf_path, page, 1.5) == made  # waits for the prefetch, or makes it once

@@ -26,7 +26,7 @@ from core.categories import Category
 from core.model import Document, Element
 from core.render import (
     Box, Line, as_box, element_at, fabric_drawing, image_size, overlay_boxes, page_image_bytes,
-    page_view_image, pixels_to_points,
+    page_view_image, pixels_to_points, prefetch_pages,
 )
 from ui import state
 
@@ -89,6 +89,9 @@ def page_view(
     width, height = image_size(page.width, page.height, zoom)
     drawing = fabric_drawing(drawn, lines, zoom=zoom, size=(width, height))
     background = page_image_bytes(pdf, page, zoom)
+    # The next page (and the one before) are made while the reviewer looks at this one: a page
+    # turn then costs the cached image, not a MuPDF render of a heavy page.
+    prefetch_pages(pdf, [doc.page(n) for n in (page_number + 1, page_number - 1) if 1 <= n <= doc.page_count], zoom)
     return _clickable_image(background, drawing, width, height, doc.doc_id, page_number, zoom, shown, visible, key)
 
 

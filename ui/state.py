@@ -172,14 +172,21 @@ def zoom_setting() -> float | str:
     return FIT if value == FIT else float(value)
 
 
+# The last width any session reported per view: a new session's first guess, so that on the same
+# screen its first page image is already the right size (and cached) instead of being drawn twice.
+_last_widths: dict[str, int] = {}
+
+
 def column_width(view: str) -> int | None:
-    """The width the browser last reported for `view`'s page column (ui.column_width), or None."""
-    value = st.session_state.get(COLUMN_WIDTH_KEY + view)
+    """The width the browser last reported for `view`'s page column (ui.column_width); before this
+    session's browser has said, the last width another session reported; else None."""
+    value = st.session_state.get(COLUMN_WIDTH_KEY + view) or _last_widths.get(view)
     return int(value) if value else None
 
 
 def set_column_width(view: str, width: int) -> None:
     st.session_state[COLUMN_WIDTH_KEY + view] = int(width)
+    _last_widths[view] = int(width)
 
 
 def fit_zoom(width_pt: float, column_px: int | None = None) -> float:
