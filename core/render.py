@@ -151,10 +151,12 @@ def _overlaps(a: PxRect, b: PxRect) -> bool:
 
 def _chip_candidates(box: PxRect, w: float, h: float, size: tuple[int, int] | None) -> list[PxRect]:
     """Places outside the box's edge, best first: above it (left, then right end), below it, in the
-    left and right margins beside its first line, then further up in a stack above it."""
+    left and right margins beside its first line, then in a stack above it, below it, to its right."""
     x0, y0, x1, y1 = box
     spots = [(x0, y0 - h), (x1 - w, y0 - h), (x0, y1), (x0 - w, y0), (x1, y0)]
     spots += [(x0, y0 - h * k) for k in range(2, 8)]
+    spots += [(x0, y1 + h * k) for k in range(1, 8)]  # at the page's top edge: a stack below instead
+    spots += [(x1 + w * k, y0) for k in range(1, 4)]
     out = []
     for x, y in spots:
         if size is not None:

@@ -281,3 +281,10 @@ def test_prefetched_pages_are_served_from_the_cache(pdf_path):
     assert page_image_bytes(pdf_path, page, 1.5) is not made  # after a clear it is made again
     prefetch_pages(pdf_path, [page], 1.5)
     assert page_image_bytes(pdf_path, page, 1.5) == made  # waits for the prefetch, or makes it once
+
+
+def test_labels_of_boxes_piled_in_the_top_corner_do_not_overlap():
+    # logos and rules at the page's top-left corner: no room above, so the chips stack below
+    corner = [element(i, Category.DECORATIVE, (0 + i, 0, 30 + i, 20 + i)) for i in range(6)]
+    chips = _label_rects(fabric_drawing(overlay_boxes(corner), zoom=1.0, size=(595, 842)))
+    assert not any(_hit(a, b) for i, a in enumerate(chips) for b in chips[i + 1:])
