@@ -609,6 +609,24 @@ def fabric_drawing(
     return {"objects": shapes + labels}  # labels last, so no fill dims them
 
 
+def hover_label_boxes(elements: Iterable[Element], zoom: float, size: tuple[int, int],
+                      visible: set[Category] | frozenset[Category] | None = None) -> list[list[Any]]:
+    """For the browser's hover label: per element its box in canvas pixels, its label, colours and
+    where the chip goes (the first place outside the box, as `place_labels` would pick alone)."""
+    zoom = _check_zoom(zoom)
+    out = []
+    for e in elements:
+        if visible is not None and e.category not in visible:
+            continue
+        rect = bbox_to_pixels(e.bbox, zoom)
+        label = e.category.value
+        w, h = LABEL_CHAR_PX * (len(label) + 2), LABEL_HEIGHT_PX
+        (x, y), = place_labels([rect], [(w, h)], size)
+        text = "#000000" if _text_colour_on(_rgb(e.category.colour)) == (0, 0, 0) else "#ffffff"
+        out.append([round(v, 1) for v in rect] + [label, e.category.colour, text, round(x, 1), round(y, 1)])
+    return out
+
+
 def label_object(box: Box, left: float, top: float) -> dict[str, Any]:
     text = "#000000" if _text_colour_on(_rgb(box.colour)) == (0, 0, 0) else "#ffffff"
     return _inert({"type": "Text", "left": left, "top": top, "text": f" {box.label} ", "fontSize": LABEL_FONT_SIZE,

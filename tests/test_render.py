@@ -288,3 +288,17 @@ def test_labels_of_boxes_piled_in_the_top_corner_do_not_overlap():
     corner = [element(i, Category.DECORATIVE, (0 + i, 0, 30 + i, 20 + i)) for i in range(6)]
     chips = _label_rects(fabric_drawing(overlay_boxes(corner), zoom=1.0, size=(595, 842)))
     assert not any(_hit(a, b) for i, a in enumerate(chips) for b in chips[i + 1:])
+
+
+def test_hover_labels_go_outside_each_box_in_canvas_pixels():
+    from core.render import hover_label_boxes
+
+    top = element(0, Category.DECORATIVE, (0, 0, 40, 20))  # no room above: the chip goes below
+    body = element(1, Category.TEXT, (72, 300, 400, 340))
+    rows = hover_label_boxes([top, body], 1.5, (893, 1263))
+    for row, e in zip(rows, (top, body)):
+        x0, y0, x1, y1, label, colour, _, cx, cy = row
+        assert (x0, y0, x1, y1) == tuple(round(v * 1.5, 1) for v in e.bbox) and label == e.category.value
+        chip = (cx, cy, cx + 6.5 * (len(label) + 2), cy + 14)
+        assert not _hit(chip, (x0, y0, x1, y1)) and colour == e.category.colour
+    assert hover_label_boxes([top, body], 1.5, (893, 1263), visible={Category.TEXT})[0][4] == "text"

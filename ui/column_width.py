@@ -30,3 +30,9 @@ def measure_column(view: str) -> int | None:
     if isinstance(value, (int, float)) and value > 0 and int(value) != known:
         state.set_column_width(view, int(value))
     return state.column_width(view)
+
+
+def hover_labels(view: str, boxes) -> None:
+    """Name the element under the mouse: after a page image, a frame of the same component puts a
+    chip outside the hovered box (`boxes`: core.render.hover_label_boxes) on the canvas before it."""
+    _component(hover=boxes, key=f"rli:hover_labels:{view}", default=None)

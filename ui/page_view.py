@@ -26,7 +26,7 @@ from core.categories import Category
 from core.model import Document, Element
 from core.render import (
     Box, Line, as_box, element_at, fabric_drawing, image_size, overlay_boxes, page_image_bytes,
-    page_view_image, pixels_to_points, prefetch_pages,
+    hover_label_boxes, page_view_image, pixels_to_points, prefetch_pages,
 )
 from ui import state
 
@@ -92,7 +92,12 @@ def page_view(
     # The next page (and the one before) are made while the reviewer looks at this one: a page
     # turn then costs the cached image, not a MuPDF render of a heavy page.
     prefetch_pages(pdf, [doc.page(n) for n in (page_number + 1, page_number - 1) if 1 <= n <= doc.page_count], zoom)
-    return _clickable_image(background, drawing, width, height, doc.doc_id, page_number, zoom, shown, visible, key)
+    click = _clickable_image(background, drawing, width, height, doc.doc_id, page_number, zoom, shown, visible, key)
+    if shown and not labels:  # with every label on there is nothing to add on hover
+        from ui.column_width import hover_labels
+
+        hover_labels(key, hover_label_boxes(shown, zoom, (width, height), visible))
+    return click
 
 
 def _clickable_image(

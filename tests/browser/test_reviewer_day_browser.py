@@ -247,3 +247,4 @@ def test_the_forms_legend_uses_the_colours_the_page_draws(app_server, chromium):
             assert shown == f"rgb({r}, {g}, {b})", status
     finally:
         context.close()
+
