@@ -257,8 +257,8 @@ def forms_page(doc: Document) -> None:
     page_col, side_col = st.columns([7, 3], gap="medium")
     with page_col:
         legend()
-        measure_column("forms")
-        click = page_view(doc, number, zoom=state.zoom(doc.page(number), view="forms"), key="forms", elements=[], boxes=boxes, lines=lines)
+        measure_column("inspect")  # the same [7, 3] page column as Inspect: one width
+        click = page_view(doc, number, zoom=state.zoom(doc.page(number), view="inspect"), key="forms", elements=[], boxes=boxes, lines=lines)
     if click is not None and not in_conflict:
         handle_click(doc, fields, number, click.x, click.y, mode)
         st.rerun()

@@ -211,8 +211,8 @@ def links_page(doc: Document) -> None:
                               (doc.element_index().get(target_id or ""), "to")) if e is not None and e.page == number]
     page_col, side_col = st.columns([7, 3], gap="medium")
     with page_col:
-        measure_column("links")
-        click = page_view(doc, number, zoom=state.zoom(page, view="links"), key="links", elements=shown,
+        measure_column("inspect")  # the same [7, 3] page column as Inspect: one width
+        click = page_view(doc, number, zoom=state.zoom(page, view="inspect"), key="links", elements=shown,
                           lines=link_lines(doc, number, found), boxes=marks)
     if click is not None:
         handle_click(doc, doc.element_index().get(click.element_id or ""))
