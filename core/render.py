@@ -113,11 +113,11 @@ def as_line(value: Line | Sequence[Any]) -> Line:
     return Line(tuple(start), tuple(end), colour)  # type: ignore[arg-type]
 
 
-def element_box(element: Element, *, selected: bool = False, show_order: bool = False) -> Box:
-    label = f"{element.seq + 1} {element.category.value}" if show_order else element.category.value
+def element_box(element: Element, *, selected: bool = False, show_order: bool = False, label: bool = True) -> Box:
+    text = (f"{element.seq + 1} {element.category.value}" if show_order else element.category.value) if label else ""
     if selected:
-        return Box(element.bbox, element.category.colour, label, SELECTED_FILL_ALPHA, SELECTED_OUTLINE_WIDTH)
-    return Box(element.bbox, element.category.colour, label)
+        return Box(element.bbox, element.category.colour, text, SELECTED_FILL_ALPHA, SELECTED_OUTLINE_WIDTH)
+    return Box(element.bbox, element.category.colour, text)
 
 
 def overlay_boxes(
@@ -126,15 +126,62 @@ def overlay_boxes(
     visible: set[Category] | frozenset[Category] | None = None,
     selected: str | None = None,
     show_order: bool = False,
+    labels: bool = True,
 ) -> list[Box]:
-    """Boxes for the given elements; the selected one is drawn last so nothing covers it."""
+    """Boxes for the given elements; the selected one is drawn last so nothing covers it.
+
+    `labels=False` labels only the selected element (and, with `show_order`, every box keeps its
+    reading-order number): the page stays readable, category names show on demand."""
     boxes, chosen = [], []
     for e in elements:
         if e.id == selected:
             chosen.append(element_box(e, selected=True, show_order=show_order))
         elif visible is None or e.category in visible:
-            boxes.append(element_box(e, show_order=show_order))
+            boxes.append(element_box(e, show_order=show_order, label=labels or show_order))
     return boxes + chosen
+
+
+# ---- where label chips go ---------------------------------------------------------------------
+PxRect = tuple[float, float, float, float]
+
+
+def _overlaps(a: PxRect, b: PxRect) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _chip_candidates(box: PxRect, w: float, h: float, size: tuple[int, int] | None) -> list[PxRect]:
+    """Places outside the box's edge, best first: above it (left, then right end), below it, in the
+    left and right margins beside its first line, then in a stack above it, below it, to its right."""
+    x0, y0, x1, y1 = box
+    spots = [(x0, y0 - h), (x1 - w, y0 - h), (x0, y1), (x0 - w, y0), (x1, y0)]
+    spots += [(x0, y0 - h * k) for k in range(2, 8)]
+    spots += [(x0, y1 + h * k) for k in range(1, 8)]  # at the page's top edge: a stack below instead
+    spots += [(x1 + w * k, y0) for k in range(1, 4)]
+    out = []
+    for x, y in spots:
+        if size is not None:
+            x = min(max(x, 0.0), size[0] - w)
+            if y < 0 or y + h > size[1]:
+                continue
+        out.append((x, y, x + w, y + h))
+    return out
+
+
+def place_labels(boxes: Sequence[PxRect], sizes: Sequence[tuple[float, float]],
+                 size: tuple[int, int] | None = None) -> list[tuple[float, float]]:
+    """Top-left pixel of each label chip: never on its own box (so it hides none of the box's text)
+    and never on another chip. Boxes earlier in the list get the better places; put the one that
+    matters most (the selected element) first. When nothing is free, the chip goes above its box."""
+    placed: list[PxRect] = []
+    out: list[tuple[float, float]] = []
+    for box, (w, h) in zip(boxes, sizes):
+        candidates = _chip_candidates(box, w, h, size)
+        outside = [c for c in candidates if not _overlaps(c, box)] or candidates
+        free = [c for c in outside if not any(_overlaps(c, p) for p in placed)]
+        chosen = (free or outside or [(box[0], box[1], box[0] + w, box[1] + h)])[0]
+        placed.append(chosen)
+        out.append((chosen[0], chosen[1]))
+    return out
 
 
 # ---- drawing ----------------------------------------------------------------------------------
@@ -226,7 +273,7 @@ def draw_boxes(
     zoom = _check_zoom(zoom)
     out = image.convert("RGB") if image.mode != "RGB" else image.copy()
     draw = ImageDraw.Draw(out, "RGBA")  # "RGBA" makes fills blend instead of overwrite
-    chips: list[tuple[Image.Image, tuple[int, int]]] = []
+    labelled: list[tuple[Image.Image, PxRect]] = []
     for raw in boxes:
         box = as_box(raw)
         rect = _pixel_rect(box.bbox, zoom, out.size)
@@ -240,10 +287,10 @@ def draw_boxes(
         else:
             draw.rectangle(rect, outline=rgb + (255,), width=box.width)
         if box.label:
-            chip = _label_chip(box.label, box.colour)
-            # Sit the chip just above the box when there is room, so it does not hide the first line.
-            y = rect[1] - chip.height if rect[1] >= chip.height else rect[1]
-            chips.append((chip, (rect[0], y)))
+            labelled.append((_label_chip(box.label, box.colour), rect))
+    labelled.reverse()  # the last box drawn (the one that matters most) picks its label's place first
+    positions = place_labels([r for _, r in labelled], [c.size for c, _ in labelled], out.size)
+    chips = [(chip, (round(x), round(y))) for (chip, _), (x, y) in zip(labelled, positions)]
     for raw in lines:
         line = as_line(raw)
         start = (points_to_pixels(line.start[0], zoom), points_to_pixels(line.start[1], zoom))
@@ -437,16 +484,65 @@ def render_page_png(pdf_path: str | Path, page_number: int, zoom: float) -> byte
     return encode_image(render_page_image(pdf_path, page_number, zoom))
 
 
+_in_flight: dict[tuple, threading.Event] = {}  # page images being made now, so nobody makes one twice
+_in_flight_lock = threading.Lock()
+
+
 def page_image_bytes(pdf_path: str | Path | None, page: Page, zoom: float, fmt: str = "PAGE_JPEG") -> bytes:
     """The bare page, encoded once per (PDF, page, zoom, format) and cached: the background of an
-    interactive view, whose boxes are drawn by the browser (`fabric_drawing`)."""
+    interactive view, whose boxes are drawn by the browser (`fabric_drawing`). A page that
+    `prefetch_pages` is making right now is waited for, not made a second time."""
     zoom = _check_zoom(zoom)
     key = ("page", str(pdf_path) if pdf_path else ("blank", page.width, page.height), page.number, zoom, fmt.upper())
-    data = _views.get(key)
-    if data is None:
+    while True:
+        data = _views.get(key)
+        if data is not None:
+            return data
+        with _in_flight_lock:
+            running = _in_flight.get(key)
+            if running is None:
+                _in_flight[key] = threading.Event()
+                break
+        running.wait(timeout=60)
+    try:
         data = encode_image(render_page_image(pdf_path, page, zoom), fmt)
         _views.put(key, data)
-    return data
+        return data
+    finally:
+        with _in_flight_lock:
+            _in_flight.pop(key).set()
+
+
+_prefetch_lock = threading.Lock()
+_prefetch_queue: list[tuple[Any, Page, float]] = []
+
+
+def prefetch_pages(pdf_path: str | Path | None, pages: Iterable[Page], zoom: float) -> None:
+    """Make the page images of `pages` in a background thread (the pages a reviewer turns to next),
+    so the turn finds them cached. Only the latest request is kept: paging fast never queues up
+    work for pages already passed."""
+    global _prefetch_queue
+    wanted = [(pdf_path, p, zoom) for p in pages]
+    with _prefetch_lock:
+        idle = not _prefetch_queue
+        _prefetch_queue = wanted
+    if idle and wanted:
+        threading.Thread(target=_prefetch_worker, name="rli-prefetch", daemon=True).start()
+
+
+def _prefetch_worker() -> None:
+    while True:
+        with _prefetch_lock:
+            if not _prefetch_queue:
+                return
+            pdf_path, page, zoom = _prefetch_queue[0]
+        try:
+            page_image_bytes(pdf_path, page, zoom)
+        except Exception:  # a prefetch is a guess: a failure shows when the page is really asked for
+            pass
+        with _prefetch_lock:
+            if _prefetch_queue and _prefetch_queue[0][1] is page:
+                _prefetch_queue.pop(0)
 
 
 # ---- the same boxes, drawn by the browser ------------------------------------------------------
@@ -482,7 +578,7 @@ def fabric_drawing(
     """
     zoom = _check_zoom(zoom)
     shapes: list[dict[str, Any]] = []
-    labels: list[dict[str, Any]] = []
+    labelled: list[tuple[Box, PxRect]] = []
     for raw in boxes:
         box = as_box(raw)
         x0, y0, x1, y1 = bbox_to_pixels(box.bbox, zoom)
@@ -493,16 +589,11 @@ def fabric_drawing(
             rect["strokeDashArray"] = [6, 6]
         shapes.append(_inert(rect))
         if box.label:
-            top = y0 - LABEL_HEIGHT_PX if y0 >= LABEL_HEIGHT_PX else y0
-            left = x0
-            if size is not None:
-                chip_width = LABEL_CHAR_PX * (len(box.label) + 2)
-                left = max(0.0, min(x0, size[0] - chip_width))
-                top = max(0.0, min(top, size[1] - LABEL_HEIGHT_PX))
-            text = "#000000" if _text_colour_on(_rgb(box.colour)) == (0, 0, 0) else "#ffffff"
-            labels.append(_inert({"type": "Text", "left": left, "top": top, "text": f" {box.label} ",
-                                  "fontSize": LABEL_FONT_SIZE, "fontFamily": "sans-serif", "fill": text,
-                                  "backgroundColor": box.colour}))
+            labelled.append((box, (x0, y0, x1, y1)))
+    labelled.reverse()  # the last box (the selected one) picks its label's place first
+    sizes = [(LABEL_CHAR_PX * (len(b.label) + 2), LABEL_HEIGHT_PX) for b, _ in labelled]
+    labels = [label_object(b, x, y) for (b, _), (x, y) in zip(labelled, place_labels([r for _, r in labelled], sizes, size))]
+    labels.reverse()  # drawn in the boxes' order, the selected one's last (on top)
     for raw in lines:
         line = as_line(raw)
         sx, sy = points_to_pixels(line.start[0], zoom), points_to_pixels(line.start[1], zoom)
@@ -516,6 +607,30 @@ def fabric_drawing(
                                   "left": min(x for x, _ in head), "top": min(y for _, y in head),
                                   "fill": line.colour, "stroke": line.colour, "strokeWidth": 0}))
     return {"objects": shapes + labels}  # labels last, so no fill dims them
+
+
+def hover_label_boxes(elements: Iterable[Element], zoom: float, size: tuple[int, int],
+                      visible: set[Category] | frozenset[Category] | None = None) -> list[list[Any]]:
+    """For the browser's hover label: per element its box in canvas pixels, its label, colours and
+    where the chip goes (the first place outside the box, as `place_labels` would pick alone)."""
+    zoom = _check_zoom(zoom)
+    out = []
+    for e in elements:
+        if visible is not None and e.category not in visible:
+            continue
+        rect = bbox_to_pixels(e.bbox, zoom)
+        label = e.category.value
+        w, h = LABEL_CHAR_PX * (len(label) + 2), LABEL_HEIGHT_PX
+        (x, y), = place_labels([rect], [(w, h)], size)
+        text = "#000000" if _text_colour_on(_rgb(e.category.colour)) == (0, 0, 0) else "#ffffff"
+        out.append([round(v, 1) for v in rect] + [label, e.category.colour, text, round(x, 1), round(y, 1)])
+    return out
+
+
+def label_object(box: Box, left: float, top: float) -> dict[str, Any]:
+    text = "#000000" if _text_colour_on(_rgb(box.colour)) == (0, 0, 0) else "#ffffff"
+    return _inert({"type": "Text", "left": left, "top": top, "text": f" {box.label} ", "fontSize": LABEL_FONT_SIZE,
+                   "fontFamily": "sans-serif", "fill": text, "backgroundColor": box.colour})
 
 
 def _freeze_boxes(items: Iterable[Any]) -> tuple:
@@ -538,6 +653,7 @@ def page_view_image(
     extra_boxes: Iterable[Box | Sequence[Any]] = (),
     lines: Iterable[Line | Sequence[Any]] = (),
     fmt: str = "JPEG",
+    labels: bool = True,
 ) -> bytes:
     """The page with overlays, encoded (JPEG by default, see `encode_image`); cached by everything
     that changes the picture.
@@ -545,7 +661,7 @@ def page_view_image(
     `elements` defaults to the page's own elements. This is the one call a page view needs.
     """
     elements = tuple(page.elements if elements is None else elements)
-    boxes = tuple(overlay_boxes(elements, visible=visible, selected=selected, show_order=show_order))
+    boxes = tuple(overlay_boxes(elements, visible=visible, selected=selected, show_order=show_order, labels=labels))
     extra, connectors = _freeze_boxes(extra_boxes), _freeze_lines(lines)
     key = (str(pdf_path) if pdf_path else ("blank", page.width, page.height), page.number,
            _check_zoom(zoom), boxes, extra, connectors, fmt.upper())

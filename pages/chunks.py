@@ -24,6 +24,7 @@ from core.model import Chunk, Document
 from core.render import Box
 from ui import state
 from ui.crops_view import crops_section
+from ui.column_width import measure_column
 from ui.page_view import page_view
 from ui.text import md_escape, shorten
 
@@ -121,9 +122,10 @@ def chunk_details(doc: Document, chunk: Chunk) -> None:
     st.markdown(f"**{md_escape(' > '.join(chunk.section_path) or '(no section)')}** · {span} · "
                 f"{len(chunk.text)} characters · {len(chunk.refs)} source boxes"
                 + (" · atomic" if chunk.atomic else ""))
+    measure_column("chunks")
     for number in pages:
         st.caption(f"Page {number}: every box this chunk cites, in its category's colour")
-        page_view(doc, number, zoom=min(state.zoom(), 1.0), key=f"chunks:{number}", elements=[],
+        page_view(doc, number, zoom=state.zoom(doc.page(number), view="chunks"), key=f"chunks:{number}", elements=[],
                   boxes=chunk_boxes(chunk, number), clickable=False)
     st.markdown("**Text** (what retrieval sees)")
     st.code(chunk.text or "(empty)", language=None, wrap_lines=True)

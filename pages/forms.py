@@ -25,6 +25,7 @@ from ui import state
 from ui.edit_panel import (
     conflict_banner, element_label, flash_message, remember_view, save, seen_head, undo_redo_buttons,
 )
+from ui.column_width import measure_column
 from ui.page_view import page_view
 from ui.text import md_escape, shorten
 
@@ -67,14 +68,13 @@ def field_overlays(fields: list[FormField], picked: tuple[str | None, str | None
 
 
 def legend() -> None:
-    chips = " ".join(f":{_md_colour(status)}[■] {label}" for status, label in STATUS_LABELS.items())
-    st.caption(chips)
-
-
-def _md_colour(status: str) -> str:
-    # streamlit markdown colours closest to the drawing colours
-    return {"selected": "green", "unselected": "gray", "empty": "orange", "redacted": "violet",
-            "filled": "blue"}[status]
+    # The same hex colours the page draws with (markdown's named colours were close, not equal:
+    # redacted was violet here and black on the page). Our own constants, so the HTML is safe.
+    chips = " &nbsp; ".join(
+        f'<span class="rli-status-chip" data-status="{status}" style="display:inline-block;width:0.9em;'
+        f'height:0.9em;background:{STATUS_COLOURS[status]};border-radius:2px;vertical-align:middle"></span> {label}'
+        for status, label in STATUS_LABELS.items())
+    st.markdown(f'<span style="font-size:0.875rem">{chips}</span>', unsafe_allow_html=True)
 
 
 # ---- choosing a key and a value ---------------------------------------------------------------
@@ -257,7 +257,8 @@ def forms_page(doc: Document) -> None:
     page_col, side_col = st.columns([7, 3], gap="medium")
     with page_col:
         legend()
-        click = page_view(doc, number, zoom=state.zoom(), key="forms", elements=[], boxes=boxes, lines=lines)
+        measure_column("inspect")  # the same [7, 3] page column as Inspect: one width
+        click = page_view(doc, number, zoom=state.zoom(doc.page(number), view="inspect"), key="forms", elements=[], boxes=boxes, lines=lines)
     if click is not None and not in_conflict:
         handle_click(doc, fields, number, click.x, click.y, mode)
         st.rerun()

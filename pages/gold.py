@@ -24,6 +24,7 @@ from core.render import Box
 from core.store.opening import reopen
 from core.store.workspace import Workspace
 from ui import state
+from ui.column_width import measure_column
 from ui.page_view import page_view
 from ui.tables import pickable_table
 from ui.text import md_escape, shorten
@@ -87,11 +88,11 @@ def page_navigation(doc: Document, number: int) -> None:
                           on_change=lambda: state.set_page(int(st.session_state[jump_key]), doc))
     next_col.button("Next ▶", key="rli:gold:next", disabled=number >= doc.page_count, width="stretch",
                     on_click=state.set_page, args=(number + 1, doc))
-    # the page image has a fixed pixel width: a zoom that fits the column keeps the right edge clickable
+    # "fit width" (the default) draws the page as wide as its column, so the right edge stays clickable
     zoom_key = "rli:gold:zoom"
-    if st.session_state.get(zoom_key) != state.zoom():
-        st.session_state[zoom_key] = state.zoom()
-    zoom_col.select_slider("Zoom", options=state.ZOOMS, key=zoom_key, format_func=lambda z: f"{round(z * 100)}%",
+    if st.session_state.get(zoom_key) != state.zoom_setting():
+        st.session_state[zoom_key] = state.zoom_setting()
+    zoom_col.select_slider("Zoom", options=state.ZOOM_CHOICES, key=zoom_key, format_func=state.zoom_label,
                            on_change=lambda: state.set_zoom(st.session_state[zoom_key]))
 
 
@@ -179,7 +180,8 @@ def editor(doc: Document) -> None:
         st.markdown(f"**{md_escape(doc.source)}** · page {number} of {doc.page_count} · "
                     "click an element to add it as evidence, click it again to remove it")
         page_navigation(doc, number)
-        click = page_view(doc, number, zoom=state.zoom(), key="gold", visible=CLICKABLE,
+        measure_column("gold")
+        click = page_view(doc, number, zoom=state.zoom(doc.page(number), view="gold"), key="gold", visible=CLICKABLE,
                           boxes=evidence_boxes(d["evidence"], number))
     if click is not None and click.element_id:
         set_draft_evidence(doc, toggle_evidence(d["evidence"], doc.element(click.element_id)))

@@ -15,6 +15,7 @@ import streamlit as st
 from core.categories import Category
 from core.model import Document, Element, thaw
 from ui import state
+from ui.column_width import measure_column
 from ui.edit_panel import edit_panel, editing_canvas
 from ui.page_view import page_view
 from ui.text import md_escape, shorten
@@ -70,7 +71,7 @@ def page_caption(doc: Document, number: int) -> str:
 
 
 def navigation_bar(doc: Document, number: int) -> None:
-    prev_col, jump_col, next_col, zoom_col, order_col = st.columns([1, 1.2, 1, 3, 1.6], vertical_alignment="bottom")
+    prev_col, jump_col, next_col, zoom_col, order_col = st.columns([1, 1.2, 1, 2.4, 2.2], vertical_alignment="bottom")
     prev_col.button("◀ Previous", key="rli:prev", disabled=number <= 1, width="stretch",
                     on_click=state.set_page, args=(number - 1, doc))
     jump_key = widget_synced_to(f"rli:jump:{doc.doc_id}", number)
@@ -86,8 +87,12 @@ def navigation_bar(doc: Document, number: int) -> None:
         on_change=lambda: state.set_zoom(st.session_state[zoom_key]),
     )
     order_key = widget_synced_to("rli:order_widget", bool(st.session_state.get(ORDER_KEY, False)))
-    order_col.toggle("Reading order", key=order_key,
+    toggles = order_col.container(horizontal=True, gap="medium")
+    toggles.toggle("Reading order", key=order_key,
                      on_change=lambda: st.session_state.__setitem__(ORDER_KEY, st.session_state[order_key]))
+    labels_key = widget_synced_to("rli:labels_widget", state.labels_shown())
+    toggles.toggle("Labels", key=labels_key, help="Category names on every box (off: only the selected one)",
+                      on_change=lambda: state.set_labels_shown(st.session_state[labels_key]))
 
 
 def swatch(colour: str) -> str:
@@ -210,11 +215,15 @@ def inspect_page(doc: Document) -> None:
 
     page_col, side_col = st.columns([7, 3], gap="medium")
     with page_col:
+        measure_column("inspect")  # "fit width" fills this column, and follows a resize
         click = None if editing_canvas(doc, number) else page_view(doc, number, zoom=state.zoom(page), key="inspect", visible=visible,
                           selected=selected, show_order=show_order, boxes=doubtful)
-    if click is not None and click.element_id != selected:
+    clicked = click is not None and click.element_id != selected
+    if clicked:
+        # Details first, in this run (what the reviewer waits for); the rerun at the end then redraws
+        # the highlight on the page and the table marker. Rerunning here cost a whole second run.
         choose_element(click.element_id, doc)
-        st.rerun()  # redraw with the new highlight, table marker and details
+        selected = click.element_id
     with side_col:
         legend(doc, page.elements)
         st.divider()
@@ -231,6 +240,8 @@ def inspect_page(doc: Document) -> None:
         element_table(doc, number, shown, selected)
     else:
         st.caption("No elements to show on this page.")
+    if clicked:
+        st.rerun()  # the page's highlight of the new selection
 
 
 document = state.corrected_doc()

@@ -19,6 +19,7 @@ from ui import state
 from ui.edit_panel import (
     conflict_banner, element_label, flash_message, remember_view, save, undo_redo_buttons,
 )
+from ui.column_width import measure_column
 from ui.page_view import page_view
 from ui.text import md_escape, shorten
 
@@ -210,7 +211,8 @@ def links_page(doc: Document) -> None:
                               (doc.element_index().get(target_id or ""), "to")) if e is not None and e.page == number]
     page_col, side_col = st.columns([7, 3], gap="medium")
     with page_col:
-        click = page_view(doc, number, zoom=state.zoom(page), key="links", elements=shown,
+        measure_column("inspect")  # the same [7, 3] page column as Inspect: one width
+        click = page_view(doc, number, zoom=state.zoom(page, view="inspect"), key="links", elements=shown,
                           lines=link_lines(doc, number, found), boxes=marks)
     if click is not None:
         handle_click(doc, doc.element_index().get(click.element_id or ""))

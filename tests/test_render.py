@@ -218,3 +218,87 @@ def test_click_ignores_hidden_categories():
     figure = element(0, Category.PICTURE, (50, 50, 500, 500))
     caption = element(1, Category.CAPTION, (60, 450, 300, 480))
     assert element_at([figure, caption], 100, 460, visible={Category.PICTURE}) is figure
+
+
+# ---- labels outside the boxes (issue 18) --------------------------------------------------------
+def _label_rects(drawing):
+    return [(o["left"], o["top"], o["left"] + 6.5 * len(o["text"]), o["top"] + 14)
+            for o in drawing["objects"] if o["type"] == "Text"]
+
+
+def _hit(a, b):
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def test_labels_of_a_table_of_contents_sit_outside_every_box_and_never_on_each_other():
+    # 12 index lines 14 pt apart, the tabs that used to cover each line
+    lines = [element(i, Category.DOCUMENT_INDEX, (72, 100 + 14 * i, 400, 112 + 14 * i)) for i in range(12)]
+    corner = [element(20 + i, Category.DECORATIVE, (500, 20, 520, 40)) for i in range(3)]  # "de de decorative"
+    drawing = fabric_drawing(overlay_boxes(lines + corner), zoom=1.0, size=(595, 842))
+    chips = _label_rects(drawing)
+    assert len(chips) == 15
+    for chip, e in zip(chips, lines + corner):
+        assert not _hit(chip, e.bbox), f"the label of {e.id} covers its own box"
+    assert not any(_hit(a, b) for i, a in enumerate(chips) for b in chips[i + 1:])
+
+
+def test_without_labels_only_the_selected_box_is_named_and_its_label_is_above_it():
+    boxes = [element(i, Category.TEXT, (72, 100 + 40 * i, 400, 130 + 40 * i)) for i in range(5)]
+    drawing = fabric_drawing(overlay_boxes(boxes, selected="e2", labels=False), zoom=1.0, size=(595, 842))
+    [chip] = _label_rects(drawing)
+    assert chip[3] <= boxes[2].bbox[1] and chip[0] == boxes[2].bbox[0]  # just above its top-left corner
+    numbered = fabric_drawing(overlay_boxes(boxes, labels=False, show_order=True), zoom=1.0, size=(595, 842))
+    assert len(_label_rects(numbered)) == 5  # reading-order numbers still show on every box
+
+
+def test_server_drawn_labels_sit_outside_their_boxes(pdf_path):
+    page = Page(number=1, width=595, height=842)
+    base = render_page_image(pdf_path, page, 1.0)
+    plain = draw_boxes(base, [Box((100, 300, 400, 330), "#ff0000", "", fill_alpha=0)], zoom=1.0)
+    labelled = draw_boxes(base, [Box((100, 300, 400, 330), "#ff0000", "text", fill_alpha=0)], zoom=1.0)
+    inside = (102, 302, 398, 328)
+    assert plain.crop(inside).tobytes() == labelled.crop(inside).tobytes()  # nothing drawn on the box's text
+    assert plain.crop((100, 280, 160, 299)).tobytes() != labelled.crop((100, 280, 160, 299)).tobytes()
+
+
+def test_prefetched_pages_are_served_from_the_cache(pdf_path):
+    import threading
+    import time as _time
+
+    from core.render import prefetch_pages
+
+    clear_caches()
+    page = Page(number=1, width=595, height=842)
+    prefetch_pages(pdf_path, [page], 1.5)
+    deadline = _time.monotonic() + 30
+    while any(t.name == "rli-prefetch" for t in threading.enumerate()) and _time.monotonic() < deadline:
+        _time.sleep(0.05)
+    from core import render
+
+    assert len(render._views) == 1  # the prefetch thread made and stored the page image
+    made = page_image_bytes(pdf_path, page, 1.5)
+    clear_caches(close_pdfs=False)
+    assert page_image_bytes(pdf_path, page, 1.5) is not made  # after a clear it is made again
+    prefetch_pages(pdf_path, [page], 1.5)
+    assert page_image_bytes(pdf_path, page, 1.5) == made  # waits for the prefetch, or makes it once
+
+
+def test_labels_of_boxes_piled_in_the_top_corner_do_not_overlap():
+    # logos and rules at the page's top-left corner: no room above, so the chips stack below
+    corner = [element(i, Category.DECORATIVE, (0 + i, 0, 30 + i, 20 + i)) for i in range(6)]
+    chips = _label_rects(fabric_drawing(overlay_boxes(corner), zoom=1.0, size=(595, 842)))
+    assert not any(_hit(a, b) for i, a in enumerate(chips) for b in chips[i + 1:])
+
+
+def test_hover_labels_go_outside_each_box_in_canvas_pixels():
+    from core.render import hover_label_boxes
+
+    top = element(0, Category.DECORATIVE, (0, 0, 40, 20))  # no room above: the chip goes below
+    body = element(1, Category.TEXT, (72, 300, 400, 340))
+    rows = hover_label_boxes([top, body], 1.5, (893, 1263))
+    for row, e in zip(rows, (top, body)):
+        x0, y0, x1, y1, label, colour, _, cx, cy = row
+        assert (x0, y0, x1, y1) == tuple(round(v * 1.5, 1) for v in e.bbox) and label == e.category.value
+        chip = (cx, cy, cx + 6.5 * (len(label) + 2), cy + 14)
+        assert not _hit(chip, (x0, y0, x1, y1)) and colour == e.category.colour
+    assert hover_label_boxes([top, body], 1.5, (893, 1263), visible={Category.TEXT})[0][4] == "text"

@@ -26,7 +26,7 @@ from core.categories import Category
 from core.model import Document, Element
 from core.render import (
     Box, Line, as_box, element_at, fabric_drawing, image_size, overlay_boxes, page_image_bytes,
-    page_view_image, pixels_to_points,
+    hover_label_boxes, page_view_image, pixels_to_points, prefetch_pages,
 )
 from ui import state
 
@@ -58,6 +58,7 @@ def page_view(
     boxes: Iterable[Box | Sequence[Any]] = (),
     lines: Iterable[Line | Sequence[Any]] = (),
     clickable: bool = True,
+    labels: bool | None = None,
 ) -> Click | None:
     """Show page `page_number` of `doc` with overlays; return the click made since the last rerun.
 
@@ -68,23 +69,35 @@ def page_view(
       `(p0, p1, colour)` tuples), in PDF points, drawn on top.
     - `key`: unique per place the view appears (one per page of the app is enough).
     - Clicks are hit-tested against `elements` restricted to `visible`.
+    - `labels`: category names on every element box; None follows the reviewer's "Labels" toggle
+      (off by default: only the selected element is labelled, outside its box, so no text is hidden).
     """
+    labels = state.labels_shown() if labels is None else labels
     page = doc.page(page_number)
     shown = tuple(page.elements if elements is None else elements)
     pdf = state.document_pdf(doc.doc_id)
     if not clickable:
         # Drawn into the image on the server (cached per view): nothing to click, so no canvas.
         st.image(page_view_image(pdf, page, zoom, elements=shown, visible=visible, selected=selected,
-                                 show_order=show_order, extra_boxes=boxes, lines=lines), width="content")
+                                 show_order=show_order, extra_boxes=boxes, lines=lines, labels=labels),
+                 width="content")
         return None
     # Clickable: the bare page is the canvas background (encoded once per page and zoom) and the
     # boxes are drawn by the browser, so a new selection or toggle only sends a little JSON.
-    drawn = [*overlay_boxes(shown, visible=visible, selected=selected, show_order=show_order),
+    drawn = [*overlay_boxes(shown, visible=visible, selected=selected, show_order=show_order, labels=labels),
              *(as_box(b) for b in boxes)]
     width, height = image_size(page.width, page.height, zoom)
     drawing = fabric_drawing(drawn, lines, zoom=zoom, size=(width, height))
     background = page_image_bytes(pdf, page, zoom)
-    return _clickable_image(background, drawing, width, height, doc.doc_id, page_number, zoom, shown, visible, key)
+    # The next page (and the one before) are made while the reviewer looks at this one: a page
+    # turn then costs the cached image, not a MuPDF render of a heavy page.
+    prefetch_pages(pdf, [doc.page(n) for n in (page_number + 1, page_number - 1) if 1 <= n <= doc.page_count], zoom)
+    click = _clickable_image(background, drawing, width, height, doc.doc_id, page_number, zoom, shown, visible, key)
+    if shown and not labels:  # with every label on there is nothing to add on hover
+        from ui.column_width import hover_labels
+
+        hover_labels(key, hover_label_boxes(shown, zoom, (width, height), visible))
+    return click
 
 
 def _clickable_image(
@@ -101,16 +114,29 @@ def _clickable_image(
         stroke_color="rgba(0,0,0,0)", fill_color="rgba(0,0,0,0)",
         update_streamlit=True, key=canvas_key,
     )
-    points = [o for o in ((result.json_data or {}).get("objects") or []) if o.get("type") in ("Circle", "circle")]
+    objects = (result.json_data or {}).get("objects") or []
+    points = [o for o in objects if o.get("type") in ("Circle", "circle")]
+    # Clicks are counted per drawing: new overlays (a toggle, a mode switch) make the canvas start
+    # again from no points, while the value Streamlit still holds is the old drawing's. Counting
+    # across drawings dropped the first click after every change (the value box became the key).
     seen_key = f"{canvas_key}:seen"
-    seen = int(st.session_state.get(seen_key, 0))
-    st.session_state[seen_key] = len(points)
-    if len(points) <= seen:  # nothing new (new overlays or the toolbar's undo/reset clear points)
+    drawing_id = drawing_signature(objects)
+    seen_drawing, seen = st.session_state.get(seen_key, (None, 0))
+    if seen_drawing != drawing_id:
+        seen = 0
+    st.session_state[seen_key] = (drawing_id, len(points))
+    if len(points) <= seen:  # nothing new (the toolbar's undo/reset also clear points)
         return None
     x_px, y_px = click_position(points[-1])
     x, y = pixels_to_points(x_px, zoom), pixels_to_points(y_px, zoom)
     hit = element_at(elements, x, y, visible=visible, tolerance=2.0)
     return Click(page=page_number, x=x, y=y, element_id=hit.id if hit else None)
+
+
+def drawing_signature(objects: Sequence[dict[str, Any]]) -> int:
+    """Which drawing a canvas value was made from: its overlay shapes (everything but click points)."""
+    return hash(tuple((o.get("type"), round(float(o.get("left", 0))), round(float(o.get("top", 0))),
+                       o.get("stroke"), o.get("text")) for o in objects if o.get("type") not in ("Circle", "circle")))
 
 
 def click_position(circle: dict[str, Any]) -> tuple[float, float]:

@@ -29,9 +29,12 @@ WORKSPACE_KEY = "rli:workspace"
 OPENED_AS_KEY = "rli:workspace_opened_as"
 ZOOMS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
 DEFAULT_ZOOM = 1.25
-FIT = "fit"  # zoom setting: the largest of ZOOMS that fits the page column
+FIT = "fit"  # zoom setting: the page as wide as its column (measured in the browser, ui.column_width)
 ZOOM_CHOICES = (FIT, *ZOOMS)  # for a zoom widget: state.set_zoom(choice), label with state.zoom_label
-FIT_WIDTH_PX = 640  # the page column's width in a 1400-px-wide window with the sidebar open (760 at 1600 px cut pages off on laptops)
+FIT_WIDTH_PX = 640  # until the browser has reported the column: its width in a 1400-px window with the sidebar open
+FIT_STEP = 0.05  # fit zooms are rounded down to this, so a few pixels of resize reuse the cached render
+FIT_RANGE = (0.5, 3.0)
+COLUMN_WIDTH_KEY = "rli:column_width:"  # + view name: the page column's width in CSS pixels
 
 
 # ---- workspace ----------------------------------------------------------------------------------
@@ -190,21 +193,42 @@ def zoom_setting() -> float | str:
     return FIT if value == FIT else float(value)
 
 
-def fit_zoom(width_pt: float) -> float:
-    """The largest of ZOOMS at which a page this wide fits the page column of a laptop-sized window."""
-    return max((z for z in ZOOMS if width_pt * z <= FIT_WIDTH_PX), default=ZOOMS[0])
+# The last width any session reported per view: a new session's first guess, so that on the same
+# screen its first page image is already the right size (and cached) instead of being drawn twice.
+_last_widths: dict[str, int] = {}
 
 
-def zoom(page=None) -> float:
-    """The zoom to draw at, always one of ZOOMS. With "fit width" it depends on the page: `page`
-    (a core.model.Page) or else the current page of the current document."""
+def column_width(view: str) -> int | None:
+    """The width the browser last reported for `view`'s page column (ui.column_width); before this
+    session's browser has said, the last width another session reported; else None."""
+    value = st.session_state.get(COLUMN_WIDTH_KEY + view) or _last_widths.get(view)
+    return int(value) if value else None
+
+
+def set_column_width(view: str, width: int) -> None:
+    st.session_state[COLUMN_WIDTH_KEY + view] = int(width)
+    _last_widths[view] = int(width)
+
+
+def fit_zoom(width_pt: float, column_px: int | None = None) -> float:
+    """The zoom at which a page this wide fills a column `column_px` wide (rounded down to
+    FIT_STEP); before the browser has measured the column, the largest of ZOOMS that fits FIT_WIDTH_PX."""
+    if not column_px:
+        return max((z for z in ZOOMS if width_pt * z <= FIT_WIDTH_PX), default=ZOOMS[0])
+    steps = int((column_px - 2) / width_pt / FIT_STEP + 1e-9)  # 2 px: the canvas border
+    return round(min(max(steps * FIT_STEP, FIT_RANGE[0]), FIT_RANGE[1]), 2)
+
+
+def zoom(page=None, view: str = "inspect") -> float:
+    """The zoom to draw at. With "fit width" it depends on the page (`page`, a core.model.Page, or
+    else the current page of the current document) and on the width of `view`'s page column."""
     setting = zoom_setting()
     if setting != FIT:
         return float(setting)
     if page is None:
         doc = corrected_doc()
         page = doc.page(current_page(doc)) if doc is not None and doc.page_count else None
-    return fit_zoom(page.width) if page is not None else DEFAULT_ZOOM
+    return fit_zoom(page.width, column_width(view)) if page is not None else DEFAULT_ZOOM
 
 
 def set_zoom(value: float | str) -> None:
@@ -213,6 +237,18 @@ def set_zoom(value: float | str) -> None:
 
 def zoom_label(value: float | str) -> str:
     return "fit width" if value == FIT else f"{round(float(value) * 100)}%"
+
+
+LABELS_KEY = "rli:show_labels"
+
+
+def labels_shown() -> bool:
+    """The "Labels" toggle: category names on every box (off: only on the selected element)."""
+    return bool(st.session_state.get(LABELS_KEY, False))
+
+
+def set_labels_shown(shown: bool) -> None:
+    st.session_state[LABELS_KEY] = bool(shown)
 
 
 def reviewer() -> str:

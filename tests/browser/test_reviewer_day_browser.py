@@ -162,3 +162,89 @@ def test_an_upload_shows_its_progress_and_result_at_the_top_with_the_real_rate(a
         assert result.first.bounding_box()["y"] < uploader.bounding_box()["y"]  # at the top of the page
     finally:
         context.close()
+
+
+# ---- item 5: Forms clicks that land, overlays that stay; the legend's colours are the page's -----------
+def stable_canvas(page, quiet_ms: int = 1500):
+    """The page canvas once its size has stopped changing (the first run draws at a guessed width,
+    the next at the column's measured width)."""
+    canvas = page.locator("canvas.upper-canvas").first
+    last, since = None, 0
+    for _ in range(200):
+        canvas.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
+        box = canvas.bounding_box()
+        size = (round(box["width"]), round(box["height"])) if box else None
+        since = since + 250 if size == last else 0
+        last = size
+        if since >= quiet_ms:
+            break
+        page.wait_for_timeout(250)
+    return canvas
+
+
+def canvas_click(page, bbox, page_width: float) -> None:
+    canvas = stable_canvas(page)
+    scale = canvas.bounding_box()["width"] / page_width
+    canvas.click(position={"x": (bbox[0] + bbox[2]) / 2 * scale, "y": (bbox[1] + bbox[3]) / 2 * scale})
+
+
+def selectbox_shows(page, text: str, timeout_ms: int = 15_000) -> bool:
+    """A selectbox shows `text` as its choice (the choice sits in its text or its input's value)."""
+    script = """t => [...document.querySelectorAll("[data-testid='stSelectbox']")].some(
+        b => b.textContent.includes(t) || [...b.querySelectorAll('input')].some(i => (i.value || '').includes(t)))"""
+    for _ in range(timeout_ms // 250):
+        if page.evaluate(script, text):
+            return True
+        page.wait_for_timeout(250)
+    return False
+
+
+def test_the_first_click_after_switching_to_pairing_picks_the_key(app_server, chromium):
+    from core.forms.fields import extract_fields
+    from core.geometry import center
+    from core.render import element_at
+    from ui.edit_panel import element_label
+
+    context, page = new_page(chromium, 1400, 900)
+    try:
+        first_visit(page, app_server)
+        doc_id, doc = sample(app_server, "shinseisho_form.pdf")
+        field = next(f for f in extract_fields(doc) if f.key_ref and f.value_ref and not f.is_selection
+                     and f.key_ref in doc.element_index() and f.value_ref in doc.element_index())
+        key, value = doc.element(field.key_ref), doc.element(field.value_ref)
+        page.goto(f"{app_server.url}/forms?doc={doc_id}")
+        page.locator(CANVAS).first.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
+        settle(page, 1000)
+        canvas_click(page, value.bbox, doc.page(key.page).width)  # a click in toggle mode: nothing to toggle
+        settle(page)
+        page.get_by_text("Pair key → value").click()
+        settle(page, 1000)
+        canvas_click(page, key.bbox, doc.page(key.page).width)
+        assert selectbox_shows(page, element_label(key)), "the first click after the switch was lost"
+        settle(page)
+        canvas_click(page, value.bbox, doc.page(key.page).width)
+        under = element_at(doc.page(key.page).elements, *center(value.bbox), tolerance=2.0)  # the smallest box there
+        assert selectbox_shows(page, element_label(under)), "the click after the key was picked was lost"
+        assert page.get_by_role("button", name="Pair", exact=True).is_enabled()
+    finally:
+        context.close()
+
+
+def test_the_forms_legend_uses_the_colours_the_page_draws(app_server, chromium):
+    from core.forms.field_edits import STATUS_COLOURS
+
+    context, page = new_page(chromium, 1400, 900)
+    try:
+        first_visit(page, app_server)
+        doc_id, _ = sample(app_server, "shinseisho_form.pdf")
+        page.goto(f"{app_server.url}/forms?doc={doc_id}")
+        chip = page.locator(".rli-status-chip[data-status='redacted']")
+        chip.wait_for(timeout=STEP_TIMEOUT_MS)
+        for status, colour in STATUS_COLOURS.items():
+            shown = page.locator(f".rli-status-chip[data-status='{status}']").evaluate(
+                "e => getComputedStyle(e).backgroundColor")
+            r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+            assert shown == f"rgb({r}, {g}, {b})", status
+    finally:
+        context.close()
+

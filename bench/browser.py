@@ -1,0 +1,191 @@
+"""What a reviewer feels, measured in Chromium: the real app (`streamlit run app.py`), Debian's
+/usr/bin/chromium through Playwright, at 1400×900 and 1920×1080.
+
+    python bench/browser.py [PDF] [--engine layout|fast] [--workspace DIR] [--turns 9] [--clicks 5]
+
+The PDF (default: the white paper excerpt in ../shared/realdata/pdfs/ja/) is ingested into a
+temporary workspace (or DIR, reused when it already holds it), then for each window size:
+- new session → first image: a fresh browser context opens the document on Inspect; time until the
+  page canvas has drawn the page (dark pixels in the background canvas)      budget ≤ 3 s
+- page turn: "Next ▶" → the new page's image on the canvas (median over --turns) budget ≤ 400 ms
+- click → details: a click on an element → its text in the details panel (median) budget ≤ 300 ms
+Prints each figure with its budget. The machine is shared: run it with `nice` and read the medians.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from core.categories import Category  # noqa: E402
+from core.ingest.pipeline import ingest_path  # noqa: E402
+from core.review.corrections import corrected_document  # noqa: E402
+from core.store.workspace import Workspace  # noqa: E402
+
+WHITE_PAPER = ROOT.parent / "shared" / "realdata" / "pdfs" / "ja" / "yomitoku_demo_sample_R6_joho_tsushin_hakusho_excerpt.pdf"
+CHROMIUM = "/usr/bin/chromium"
+BUDGETS = {"first image": 3.0, "page turn": 0.4, "click → details": 0.3}
+# A cheap fingerprint of what the page canvas shows (inside the canvas component's shadow root).
+CANVAS_SIGNATURE = """() => {
+  const c = [...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
+      .map(r => r.querySelector('canvas.dc-background-canvas')).find(Boolean);
+  if (!c || !c.width) return null;
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let dark = 0, sum = 0;
+  for (let i = 0; i < d.length; i += 4 * 101) { if (d[i] < 200) dark++; sum = (sum * 31 + d[i]) % 1000003; }
+  return dark > 20 ? c.width + ':' + sum : null;
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_app(workspace: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = {**os.environ, "RLI_WORKSPACE": str(workspace), "RLI_SAMPLE_ENGINE": "fast"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
+                return process, url
+        except OSError:
+            time.sleep(0.3)
+    process.kill()
+    raise SystemExit("the app did not start")
+
+
+def wait_for(page, script: str, previous=None, timeout: float = 60.0):
+    """Poll `script` in the page until it returns something truthy and different from `previous`."""
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        value = page.evaluate(script)
+        if value and value != previous:
+            return value
+        page.wait_for_timeout(20)
+    raise TimeoutError(script[:60])
+
+
+def first_image(browser, url: str, doc_id: str, size: tuple[int, int]):
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    page = context.new_page()
+    start = time.perf_counter()
+    page.goto(f"{url}/?doc={doc_id}&page=1")
+    wait_for(page, CANVAS_SIGNATURE, timeout=120)
+    return context, page, time.perf_counter() - start
+
+
+def page_turns(page, turns: int) -> list[float]:
+    times = []
+    for _ in range(turns):
+        page.wait_for_timeout(1500)  # let the last run and the column report finish
+        before = page.evaluate(CANVAS_SIGNATURE)
+        button = page.get_by_role("button", name="Next ▶")
+        if button.is_disabled():
+            break
+        start = time.perf_counter()
+        button.click()
+        wait_for(page, CANVAS_SIGNATURE, previous=before, timeout=60)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def clicks_to_details(page, doc, number: int, clicks: int) -> list[float]:
+    """Click the largest text elements of the page shown; time until their text is in the details."""
+    elements = sorted((e for e in doc.page(number).elements if e.text.strip() and e.category is not Category.DECORATIVE),
+                      key=lambda e: -(e.bbox[2] - e.bbox[0]) * (e.bbox[3] - e.bbox[1]))[:clicks]
+    width = doc.page(number).width
+    times = []
+    for e in elements:
+        page.wait_for_timeout(1500)
+        canvas = page.locator("canvas.upper-canvas").first
+        box = canvas.bounding_box()
+        scale = box["width"] / width
+        line = e.text.strip().splitlines()[0][:12]
+        code = page.locator("[data-testid='stCode']").filter(has_text=line)
+        start = time.perf_counter()
+        y = e.bbox[1] + min(8.0, (e.bbox[3] - e.bbox[1]) / 2)  # on its first line: inside it, not a smaller box
+        canvas.click(position={"x": (e.bbox[0] + e.bbox[2]) / 2 * scale, "y": y * scale})
+        code.first.wait_for(timeout=60_000)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def report(name: str, values: list[float]) -> None:
+    if not values:
+        print(f"  {name:16s} (no samples)")
+        return
+    median = statistics.median(values)
+    verdict = "ok" if median <= BUDGETS[name] else "OVER"
+    print(f"  {name:16s} median {median * 1000:7.0f} ms  (n={len(values)}, min {min(values) * 1000:.0f}, "
+          f"max {max(values) * 1000:.0f})  budget {BUDGETS[name] * 1000:.0f} ms  {verdict}")
+
+
+def ingest(workspace: Path, pdf: Path, engine: str) -> str:
+    ws = Workspace(workspace)
+    try:
+        t = time.perf_counter()
+        result = ingest_path(ws, pdf, engine=engine)
+        if result.created:
+            print(f"ingested {pdf.name} ({engine}) in {time.perf_counter() - t:.1f} s")
+        return result.record.doc_id
+    finally:
+        ws.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("pdf", nargs="?", type=Path, default=WHITE_PAPER)
+    parser.add_argument("--engine", default="layout", choices=("layout", "fast"))
+    parser.add_argument("--workspace", type=Path)
+    parser.add_argument("--turns", type=int, default=9)
+    parser.add_argument("--clicks", type=int, default=5)
+    args = parser.parse_args()
+    if not args.pdf.exists():
+        raise SystemExit(f"{args.pdf} is missing (the real files live in ../shared/realdata)")
+    from playwright.sync_api import sync_playwright
+
+    workspace = args.workspace or Path(tempfile.mkdtemp(prefix="rli-browser-bench-")) / "ws"
+    doc_id = ingest(workspace, args.pdf, args.engine)
+    ws = Workspace(workspace)
+    doc = corrected_document(ws, doc_id)
+    ws.close()
+    process, url = start_app(workspace)
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                                 args=["--no-sandbox", "--disable-gpu"])
+            for size in ((1400, 900), (1920, 1080)):
+                print(f"{args.pdf.name} · {args.engine} engine · {size[0]}×{size[1]}")
+                context, page, first = first_image(browser, url, doc_id, size)
+                context.close()  # the first session of this size warmed the caches: time a second one
+                context, page, again = first_image(browser, url, doc_id, size)
+                print(f"  (first session of this size: {first * 1000:.0f} ms)")
+                report("first image", [again])
+                report("page turn", page_turns(page, args.turns))
+                report("click → details", clicks_to_details(page, doc, min(doc.page_count, args.turns + 1), args.clicks))
+                context.close()
+            browser.close()
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+if __name__ == "__main__":
+    main()
