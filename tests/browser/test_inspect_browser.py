@@ -38,6 +38,19 @@ def first_sample(app_server):
         ws.close()
 
 
+def settled_screenshot(page, attempts: int = 5) -> bytes:
+    """The page view's pixels. Fit width redraws the view once the browser has reported the column's
+    real width, so the first view can be replaced while it is being shot: take the new one."""
+    for attempt in range(attempts):
+        try:
+            return page.locator(VIEW).first.screenshot(timeout=10_000)
+        except Exception:
+            if attempt == attempts - 1:
+                raise
+            page.wait_for_timeout(1_000)
+    raise AssertionError("unreachable")
+
+
 def open_inspect(page, app_server):
     page.goto(app_server.url)
     canvas = page.locator(CANVAS).first
@@ -62,7 +75,7 @@ def test_first_visit_shows_the_sample_document_on_inspect_with_category_overlays
     assert box["width"] > 400 and box["height"] > 400
     assert box["height"] / box["width"] == pytest.approx(page_one.height / page_one.width, rel=0.02)
 
-    shot = Image.open(io.BytesIO(browser_page.locator(VIEW).first.screenshot())).convert("RGB")
+    shot = Image.open(io.BytesIO(settled_screenshot(browser_page))).convert("RGB")
     # Grey categories (headers, footers, decorative) could match anti-aliased text; count chromatic ones.
     drawn = {e.category for e in page_one.elements if max(hex_rgb(e.category.colour)) - min(hex_rgb(e.category.colour)) > 60}
     coloured = {c for c in drawn if pixels_near(shot, c.colour) >= 40}
