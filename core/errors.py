@@ -51,3 +51,8 @@ class StaleView(InspectorError):
 
 class PolicyError(InspectorError):
     """A policy TOML entry is invalid; the message names the entry."""
+
+
+class BadSetting(BadInput, ValueError):
+    """An RLI_* environment setting that is not a usable value (also a ValueError, as callers that
+    read settings have always caught)."""

@@ -8,13 +8,12 @@ is skipped for the fast engine's reading, with a notice.
 """
 from __future__ import annotations
 
-import os
 
 import pymupdf
 
-from core.errors import BadInput
 from core.geometry import area
 from core.model import BBox
+from core.settings import positive_number
 
 PIXELS_ENV = "RLI_MAX_IMAGE_MEGAPIXELS"
 DEFAULT_MEGAPIXELS = 64.0  # an A4 page scanned at 600 dpi is 35 MP; 64 leaves room for A3
@@ -22,16 +21,7 @@ DEFAULT_MEGAPIXELS = 64.0  # an A4 page scanned at 600 dpi is 35 MP; 64 leaves r
 
 def pixel_cap() -> float:
     """The largest image (megapixels) a page may have to be decoded: RLI_MAX_IMAGE_MEGAPIXELS, else the default."""
-    raw = os.environ.get(PIXELS_ENV)
-    if not raw:
-        return DEFAULT_MEGAPIXELS
-    try:
-        value = float(raw)
-    except ValueError:
-        raise BadInput(f"{PIXELS_ENV} must be a number of megapixels, got {raw!r}") from None
-    if not 0 < value < float("inf"):
-        raise BadInput(f"{PIXELS_ENV} must be a positive number of megapixels, got {raw!r}")
-    return value
+    return positive_number(PIXELS_ENV, DEFAULT_MEGAPIXELS, "megapixels")
 
 
 def oversized_image(page: pymupdf.Page) -> str | None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pymupdf
 
-from core.errors import BadInput
+from core.settings import positive_number
 
 
 def load_layout_model() -> None:
@@ -36,16 +36,7 @@ DEFAULT_PAGE_SECONDS = 20.0  # a dense A4 page takes the model about a second; t
 def page_seconds_cap() -> float:
     """The most the model may spend on one page: RLI_LAYOUT_PAGE_SECONDS when set (a positive number),
     else DEFAULT_PAGE_SECONDS. A page over the cap is read by the fast engine, with a notice."""
-    raw = os.environ.get(PAGE_SECONDS_ENV)
-    if not raw:
-        return DEFAULT_PAGE_SECONDS
-    try:
-        value = float(raw)
-    except ValueError:
-        raise BadInput(f"{PAGE_SECONDS_ENV} must be a number of seconds, got {raw!r}") from None
-    if not value > 0 or value != value or value == float("inf"):
-        raise BadInput(f"{PAGE_SECONDS_ENV} must be a positive number of seconds, got {raw!r}")
-    return value
+    return positive_number(PAGE_SECONDS_ENV, DEFAULT_PAGE_SECONDS, "seconds")
 
 
 def _limit_model_threads(threads: str) -> None:

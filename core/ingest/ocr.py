@@ -32,6 +32,7 @@ from core.geometry import area, overlap_area
 from core.ingest.ocr_confidence import read_tsv, start_tsv, word_confidences
 from core.ingest.scan_marks import ScanMarks, find_marks
 from core.model import BBox
+from core.settings import positive_number
 
 MIN_TEXT_CHARS = 20  # fewer usable characters than this on an image-covered page: scanned
 MIN_IMAGE_SHARE = 0.4  # the share of the page that images must cover
@@ -57,23 +58,10 @@ class OcrSettings:
         env = os.environ
         return cls(enabled=env.get("RLI_OCR", "1") != "0",
                    language=env.get("RLI_OCR_LANG") or cls.language,
-                   dpi=_env_number("RLI_OCR_DPI", cls.dpi, int),
-                   max_pixels=_env_number("RLI_OCR_MAX_PIXELS", cls.max_pixels, int),
-                   timeout=_env_number("RLI_OCR_TIMEOUT", cls.timeout, float),
+                   dpi=positive_number("RLI_OCR_DPI", cls.dpi, "dots per inch", int),
+                   max_pixels=positive_number("RLI_OCR_MAX_PIXELS", cls.max_pixels, "pixels", int),
+                   timeout=positive_number("RLI_OCR_TIMEOUT", cls.timeout, "seconds"),
                    tessdata=env.get("TESSDATA_PREFIX") or None)
-
-
-def _env_number(name: str, default, kind):
-    raw = os.environ.get(name)
-    if not raw:
-        return default
-    try:
-        value = kind(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be a number, got {raw!r}") from None
-    if value <= 0:
-        raise ValueError(f"{name} must be positive, got {raw!r}")
-    return value
 
 
 def find_tessdata(settings: OcrSettings) -> tuple[str | None, str]:

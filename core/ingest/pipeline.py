@@ -27,16 +27,9 @@ class IngestResult:
 
 def configured_max_bytes() -> int:
     """The upload limit: RLI_MAX_UPLOAD_MB when set (a positive number), else DEFAULT_MAX_BYTES."""
-    raw = os.environ.get("RLI_MAX_UPLOAD_MB")
-    if not raw:
-        return DEFAULT_MAX_BYTES
-    try:
-        mb = float(raw)
-    except ValueError:
-        raise ValueError(f"RLI_MAX_UPLOAD_MB must be a number of megabytes, got {raw!r}") from None
-    if mb <= 0:
-        raise ValueError(f"RLI_MAX_UPLOAD_MB must be positive, got {raw!r}")
-    return int(mb * 1024 * 1024)
+    from core.settings import positive_number
+
+    return int(positive_number("RLI_MAX_UPLOAD_MB", DEFAULT_MAX_BYTES / 1024 / 1024, "megabytes") * 1024 * 1024)
 
 
 def _check_size(size: int, filename: str, max_bytes: int) -> None:

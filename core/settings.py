@@ -1,0 +1,22 @@
+"""Numbers read from RLI_* environment settings, checked one way everywhere."""
+from __future__ import annotations
+
+import math
+import os
+
+from core.errors import BadSetting
+
+
+def positive_number(name: str, default: float, unit: str, kind: type = float) -> float:
+    """The setting `name` when it is set (a positive, finite `kind`), else `default`; BadSetting
+    names the setting and what it holds otherwise."""
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise BadSetting(f"{name} must be a number of {unit}, got {raw!r}") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise BadSetting(f"{name} must be a positive number of {unit}, got {raw!r}")
+    return value
