@@ -139,19 +139,22 @@ def policy_attachments(doc: Document, policy: Any = "default") -> list[tuple[str
             if a.target]
 
 
-def ensure_crops(ws: Any, doc: Document, attachments: Iterable[tuple[str, str]] | None = None) -> dict[str, str]:
+def ensure_crops(ws: Any, doc: Document, attachments: Iterable[tuple[str, str]] | None = None,
+                 fields: Sequence[Any] | None = None) -> dict[str, str]:
     """Render and store every crop not stored yet; element id → blob key. {} when there is no PDF.
 
-    `attachments` default to the default policy's caption/footnote attachments.
+    `attachments` default to the default policy's caption/footnote attachments; `fields` (whose
+    redacted values are blacked out) to the document's form fields, read when not given.
     """
     pdf_path = ws.document_pdf(doc.doc_id) if ws.find_document(doc.doc_id) else None
     if pdf_path is None:
         return {}
     if attachments is None:
         attachments = policy_attachments(doc)
-    from core.forms.fields import extract_fields
+    if fields is None:
+        from core.forms.fields import extract_fields
 
-    fields = extract_fields(doc)
+        fields = extract_fields(doc)
     hidden = hidden_boxes(fields)
     refs = {}
     for element_id, plan in crop_plan(doc, attachments).items():
@@ -183,15 +186,16 @@ def with_image_refs(doc: Document, refs: Mapping[str, str]) -> Document:
     return doc.with_pages(pages)
 
 
-def attach_crops(ws: Any, doc: Document, policy: Any = "default") -> Document:
+def attach_crops(ws: Any, doc: Document, policy: Any = "default", fields: Sequence[Any] | None = None) -> Document:
     """`doc` with `image_ref` on every picture/table whose crop (under `policy`'s attachments) is stored.
 
-    The naive baseline has no figures to point at, so it is returned as is.
+    The naive baseline has no figures to point at, so it is returned as is. `fields`: the form
+    fields the caller already has (the forms pass is the costliest step of a rebuild).
     """
     policy = load_policy(policy)
     if policy.mode == "naive":
         return doc
-    return with_image_refs(doc, ensure_crops(ws, doc, policy_attachments(doc, policy)))
+    return with_image_refs(doc, ensure_crops(ws, doc, policy_attachments(doc, policy), fields))
 
 
 def crop_png(ws: Any, ref: str) -> bytes | None:

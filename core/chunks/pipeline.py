@@ -37,7 +37,7 @@ def chunks_for(ws, doc_id: str, policy: Policy | str = "default") -> tuple[Chunk
         doc = corrected_document(ws, doc_id)
         fields = form_fields(doc, policy)
         # figure/table crops, named in chunk metadata as image_ref
-        return build_chunks(attach_crops(ws, doc, policy), policy, fields=fields)
+        return build_chunks(attach_crops(ws, doc, policy, fields), policy, fields=fields)
     return CHUNK_SETS.get(_version_key(ws, doc_id, policy), build)
 
 
