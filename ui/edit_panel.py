@@ -30,7 +30,7 @@ from core.review.events import REVIEW_STATUSES
 from core.review.undo import NothingToUndo, redo_last, undo_last, undo_state
 from ui import state
 from ui.structure_tools import structure_tools
-from ui.text import shorten
+from ui.text import element_label, shorten
 
 SELECT, DRAW, MOVE = "Select", "Draw a box", "Move / resize"
 MODES = (SELECT, DRAW, MOVE)
@@ -143,10 +143,6 @@ def flash_message(doc_id: str) -> None:
 # ---- the panel -------------------------------------------------------------------------------
 def category_label(category: Category) -> str:
     return f"{category.label_ja} · {category.value}"
-
-
-def element_label(e: Element) -> str:
-    return f"#{e.seq + 1} {e.category.value} · {shorten(e.text, 40) or '(no text)'}"
 
 
 def edit_panel(doc: Document, number: int, selected: str | None) -> None:

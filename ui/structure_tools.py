@@ -12,7 +12,7 @@ import streamlit as st
 
 from core.model import Document, Element
 from core.review.structure import BREAK, CHUNK_WISH, JOIN, element_lines
-from ui.text import shorten
+from ui.text import element_label, shorten
 
 BEFORE, AFTER = "before", "after"
 OPEN_KEY = "rli:structure:open"  # the tools stay open after one of them saved: fixes come in runs
@@ -32,10 +32,6 @@ def structure_tools(doc: Document, elements: Sequence[Element], element: Element
         chunk_tool(doc, element, saving)
 
 
-def _label(e: Element) -> str:
-    return f"#{e.seq + 1} {e.category.value} · {shorten(e.text, 40) or '(no text)'}"
-
-
 def text_tool(doc: Document, element: Element, save) -> None:
     key = f"rli:structure:text:{element.id}:{hash(element.text)}"
     st.text_area("Text", value=element.text, key=key, height=90,
@@ -53,7 +49,7 @@ def _save_text(doc_id: str, element: Element, key: str, save) -> None:
         st.toast("The text is unchanged: nothing saved.")
         return
     save(doc_id, [{"kind": "set_text", "target": element.id, "text": text}],
-         f"Text of {_label(element)} saved")
+         f"Text of {element_label(element)} saved")
 
 
 def order_tool(doc: Document, elements: Sequence[Element], element: Element, save) -> None:
@@ -65,7 +61,7 @@ def order_tool(doc: Document, elements: Sequence[Element], element: Element, sav
     where_col.selectbox("Move", (BEFORE, AFTER), key=where_key)
     other_col.selectbox("in reading order, next to", [e.id for e in others], index=None,
                         placeholder="another element on this page",
-                        format_func={e.id: _label(e) for e in others}.__getitem__, key=other_key)
+                        format_func={e.id: element_label(e) for e in others}.__getitem__, key=other_key)
     go_col.button("Move", key=f"rli:structure:reorder:{element.id}", width="stretch",
                   disabled=not st.session_state.get(other_key),
                   on_click=_reorder, args=(doc.doc_id, element, where_key, other_key, save))
@@ -75,7 +71,7 @@ def _reorder(doc_id: str, element: Element, where_key: str, other_key: str, save
     where, other = st.session_state.get(where_key, BEFORE), st.session_state.get(other_key)
     if other:
         save(doc_id, [{"kind": "reorder", "target": element.id, where: other}],
-             f"Moved {_label(element)} {where} the element chosen")
+             f"Moved {element_label(element)} {where} the element chosen")
 
 
 def split_tool(doc: Document, element: Element, save) -> None:
@@ -94,7 +90,7 @@ def split_tool(doc: Document, element: Element, save) -> None:
 def _split(doc_id: str, element: Element, key: str, save) -> None:
     at = int(st.session_state.get(key, 1))
     save(doc_id, [{"kind": "split_element", "target": element.id, "at_line": at}],
-         f"Split {_label(element)} after line {at}")
+         f"Split {element_label(element)} after line {at}")
 
 
 def chunk_tool(doc: Document, element: Element, save) -> None:

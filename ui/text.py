@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from core.model import Element
+
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
 
@@ -20,3 +22,8 @@ def shorten(text: str, limit: int = 80) -> str:
     """One line, at most `limit` characters, with an ellipsis when cut."""
     one_line = " ".join(str(text).split())
     return one_line if len(one_line) <= limit else one_line[: limit - 1] + "…"
+
+
+def element_label(e: Element) -> str:
+    """How an element is named in pickers and messages: reading position, category, its text."""
+    return f"#{e.seq + 1} {e.category.value} · {shorten(e.text, 40) or '(no text)'}"
