@@ -187,15 +187,18 @@ def _read_pages(opened: OpenedPdf, sha256: str, filename: str, pool: LayoutPool 
     labels = bool(doc.get_page_labels())
     reads = PageReads([], [], {})
     requested: dict[int, bool] = {}
+    oversized: dict[int, str | None] = {}  # pages asked ahead: the image check is not made twice
     ahead = iter(indices)
     try:
         for index in indices:
             while pool and len(requested) < pool.size and (nxt := next(ahead, None)) is not None:
                 # an image over the pixel cap is never decoded, so the model is not asked for its page
-                requested[nxt] = (not oversized_image(doc.load_page(nxt))
+                oversized[nxt] = oversized_image(doc.load_page(nxt))
+                requested[nxt] = (not oversized[nxt]
                                   and _request_model_boxes(pool.for_page(nxt), sha256, opened.pdf_bytes, nxt))
             page = doc.load_page(index)
-            too_big = oversized_image(page)  # checked from the image dictionaries, before anything decodes
+            # checked from the image dictionaries, before anything decodes
+            too_big = oversized.pop(index) if index in oversized else oversized_image(page)
             facts = read_page(page, labels=labels, images=not too_big)
             if facts.number in ocr_pages:
                 facts.images = without_page_scan(facts.images, facts.width, facts.height)
