@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import unicodedata
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
@@ -142,13 +143,14 @@ def ocr_document(doc: pymupdf.Document, settings: OcrSettings | None = None) -> 
     if not scanned:
         return outcome
     tessdata, why = find_tessdata(settings)
+    results = ocr_pages(doc, scanned, settings, tessdata) if tessdata is not None else {}
     added = False
     for index in scanned:
         number = index + 1
         if tessdata is None:
             outcome.notices[number] = f"scanned page, no OCR available: {why}"
             continue
-        result = run_ocr(doc, index, settings, tessdata)
+        result = results[index]
         if result.failure:
             outcome.notices[number] = f"scanned page, OCR failed ({result.failure}); the page image is kept as a picture"
             continue
@@ -167,13 +169,48 @@ def ocr_document(doc: pymupdf.Document, settings: OcrSettings | None = None) -> 
     return outcome
 
 
-def run_ocr(doc: pymupdf.Document, index: int, settings: OcrSettings, tessdata: str) -> OcrPage:
-    """OCR one page in a child process (Tesseract can crash or hang on a page)."""
+OCR_WORKERS_ENV = "RLI_OCR_WORKERS"
+
+
+def ocr_workers() -> int:
+    """How many pages are OCR'd at once: RLI_OCR_WORKERS when set, else one per core."""
+    return positive_number(OCR_WORKERS_ENV, max(1, os.cpu_count() or 1), "processes", int)
+
+
+def ocr_pages(doc: pymupdf.Document, indexes: Sequence[int], settings: OcrSettings,
+              tessdata: str) -> dict[int, "OcrPage"]:
+    """OCR the pages `indexes`, several at once: each page is its own child process, so a thread
+    per page only waits on it while the cores do the work. Each Tesseract gets its share of the
+    cores (OMP_THREAD_LIMIT) so parallel pages do not fight over them."""
+    workers = max(1, min(ocr_workers(), len(indexes)))
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    # the page bytes are cut here, in one thread: a pymupdf Document is not safe to share across threads
+    requests = {i: _one_page_pdf(doc, i) for i in indexes}
+    if workers == 1:
+        return {i: run_ocr_bytes(requests[i], settings, tessdata, threads) for i in indexes}
+    with ThreadPoolExecutor(workers) as pool:
+        futures = {i: pool.submit(run_ocr_bytes, requests[i], settings, tessdata, threads) for i in indexes}
+        return {i: f.result() for i, f in futures.items()}
+
+
+def _one_page_pdf(doc: pymupdf.Document, index: int) -> bytes:
     one = pymupdf.open()
     one.insert_pdf(doc, from_page=index, to_page=index)
-    request = pickle.dumps((one.tobytes(), settings, tessdata), protocol=pickle.HIGHEST_PROTOCOL)
+    return one.tobytes()
+
+
+def run_ocr(doc: pymupdf.Document, index: int, settings: OcrSettings, tessdata: str) -> OcrPage:
+    """OCR one page in a child process (Tesseract can crash or hang on a page)."""
+    return run_ocr_bytes(_one_page_pdf(doc, index), settings, tessdata)
+
+
+def run_ocr_bytes(page_pdf: bytes, settings: OcrSettings, tessdata: str, threads: int | None = None) -> OcrPage:
+    """OCR the one-page PDF `page_pdf` in a child process, with `threads` Tesseract threads at most."""
+    request = pickle.dumps((page_pdf, settings, tessdata), protocol=pickle.HIGHEST_PROTOCOL)
     root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    if threads:
+        env["OMP_THREAD_LIMIT"] = str(threads)
     try:
         done = subprocess.run([sys.executable, "-c", "from core.ingest.ocr import serve_ocr; serve_ocr()"],
                               input=request, capture_output=True, timeout=settings.timeout, env=env, cwd=root)

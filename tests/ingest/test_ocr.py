@@ -9,8 +9,10 @@ from pathlib import Path
 import io
 import os
 import struct
+import time
 import unicodedata
 import zlib
+from dataclasses import replace
 from pathlib import Path
 
 import pymupdf
@@ -21,7 +23,8 @@ from core.categories import Category
 from core.cli import main
 from core.errors import FileTooLarge
 from core.ingest.images import CorruptImage, image_to_pdf
-from core.ingest.ocr import OcrSettings, capped_dpi, find_tessdata, is_scanned, usable_chars
+import core.ingest.ocr as ocr_module
+from core.ingest.ocr import OcrSettings, capped_dpi, find_tessdata, is_scanned, ocr_pages, usable_chars
 from core.ingest.pipeline import ingest_bytes
 from scan_builders import scanned_page_png, scanned_pdf
 
@@ -159,3 +162,30 @@ def test_a_large_image_is_downscaled_with_a_notice_and_a_tiff_gives_one_page_per
     assert pdf.page_count == 2
     assert (round(pdf[0].rect.width), round(pdf[0].rect.height)) == (288, 216)  # 400×300 px at 100 dpi
     assert converted.notices == {1: "image downscaled from 400×300 to 282×212 pixels (over 60,000 pixels)"}
+
+
+def test_scanned_pages_are_read_two_at_a_time_with_the_same_words_as_one_at_a_time(tesseract, monkeypatch):
+    """OCR is the slow part of a scanned file: its pages go to Tesseract in parallel, one child per
+    page, and what comes back does not depend on how many ran at once."""
+    two_pages = pymupdf.open()
+    for text in ("第一条　経費の精算", "第二条　交通費の上限"):
+        page = two_pages.new_page(width=298, height=200)
+        page.insert_text((30, 80), text, fontname="japan", fontsize=16)
+    scan = pymupdf.open(stream=scanned_pdf(two_pages.tobytes()), filetype="pdf")
+    settings = replace(OcrSettings.from_env(), dpi=200)
+    monkeypatch.setenv("RLI_OCR_WORKERS", "1")
+    serial = ocr_pages(scan, [0, 1], settings, tesseract)
+    monkeypatch.setenv("RLI_OCR_WORKERS", "2")
+    started: list[float] = []
+    real_run = ocr_module.run_ocr_bytes
+
+    def timed_run(*args):
+        started.append(time.monotonic())
+        return real_run(*args)
+
+    monkeypatch.setattr(ocr_module, "run_ocr_bytes", timed_run)
+    both = ocr_pages(scan, [0, 1], settings, tesseract)
+    assert [w.text for w in both[0].words] == [w.text for w in serial[0].words]
+    assert [w.text for w in both[1].words] == [w.text for w in serial[1].words]
+    assert "交通費" in flat("".join(w.text for w in both[1].words))
+    assert len(started) == 2 and abs(started[1] - started[0]) < 1.0  # the second did not wait for the first
