@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.store.schema import DatabaseUnavailable
 from ui import state
 from ui.bootstrap import ensure_sample_documents
 
@@ -57,12 +58,20 @@ def reviewer_box() -> None:
     )
 
 
+def run_page(navigation) -> None:
+    ensure_sample_documents()
+    if "doc" in st.query_params or "page" in st.query_params:
+        state.apply_link(st.query_params)
+        st.query_params.clear()
+    document_picker()
+    reviewer_box()
+    st.sidebar.caption(f"Workspace: `{state.workspace_label()}`")
+    navigation.run()
+
+
 navigation = st.navigation(PAGES)
-ensure_sample_documents()
-if "doc" in st.query_params or "page" in st.query_params:
-    state.apply_link(st.query_params)
-    st.query_params.clear()
-document_picker()
-reviewer_box()
-st.sidebar.caption(f"Workspace: `{state.workspace_label()}`")
-navigation.run()
+try:
+    run_page(navigation)
+except DatabaseUnavailable as err:  # a shared database that went away mid-session (restart, network)
+    st.error(str(err))
+    st.button("Try again", icon=":material/refresh:", type="primary")

@@ -13,7 +13,7 @@ from typing import Callable
 from core import commands, corpus_check
 from core.errors import InspectorError
 from core.batch.command import add_batch_parser, cli_batch
-from core.store.migrate import cli_migrate
+from core.store.migrate import cli_migrate, source_workspace
 from core.store.opening import open_workspace
 from core.store.workspace import Workspace
 
@@ -113,7 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        ws = open_workspace(args.workspace, args.database_url)
+        ws = (source_workspace(args.workspace, args.database_url) if args.command == "migrate"
+              else open_workspace(args.workspace, args.database_url))
         return HANDLERS[args.command](args, ws)
     except InspectorError as err:
         print(f"error: {err}", file=sys.stderr)

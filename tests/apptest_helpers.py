@@ -28,7 +28,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.ingest.pipeline import ingest_path
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
+from store_backends import copy_workspace
 
 REPO = Path(__file__).resolve().parents[1]
 APP = REPO / "app.py"
@@ -39,7 +40,7 @@ DOC_KEY = "rli:doc_id"  # ui.state.DOC_KEY, repeated so tests do not import stre
 
 def build_sample_workspace(root: Path, engine: str = "fast", names: tuple[str, ...] | None = None) -> Path:
     """Ingest the sample PDFs (all, or those named) into a workspace at `root`; returns `root`."""
-    ws = Workspace(root)
+    ws = open_workspace(root)
     try:
         for pdf in sorted(SAMPLE_DOCS.glob("*.pdf")):
             if names is None or pdf.name in names:
@@ -93,7 +94,7 @@ def _point_app_at(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def sample_workspace(tmp_path, monkeypatch) -> Path:
     """A workspace folder with every sample document (fast engine), private to this test."""
     target = tmp_path / "ws"
-    shutil.copytree(sample_workspace_template(), target)
+    copy_workspace(sample_workspace_template(), target)
     return _point_app_at(target, monkeypatch)
 
 
@@ -106,7 +107,7 @@ def empty_workspace(tmp_path, monkeypatch) -> Path:
 
 
 def doc_id_of(workspace_root: Path, source: str) -> str:
-    ws = Workspace(workspace_root)
+    ws = open_workspace(workspace_root)
     try:
         for record in ws.documents():
             if record.source == source:

@@ -20,10 +20,45 @@ SAMPLE_DOCS = ROOT / "sample_docs"
 REALDATA = Path(os.environ.get("RLI_REALDATA") or ROOT.parent / "shared" / "realdata")  # a worktree sits deeper
 
 
+# RLI_TEST_BACKEND=postgresql runs the whole suite on PostgreSQL: a throw-away server is started
+# before the first test and RLI_DATABASE_SERVER points at it, so every workspace a test opens through
+# core.store.opening.open_workspace (fixtures, the CLI, the app, the Streamlit servers the browser
+# tests start) is a database of its own on that server, one per workspace folder. Tests that are about
+# SQLite itself (tests/store) name core.store.workspace.Workspace and stay on SQLite.
+TEST_BACKEND = os.environ.get("RLI_TEST_BACKEND", "sqlite")
+_SUITE_SERVER: list = []  # the server of a PostgreSQL run, shared with the pg_server fixture
+
+
+def pytest_configure(config):
+    if TEST_BACKEND not in ("sqlite", "postgresql"):
+        raise pytest.UsageError(f"RLI_TEST_BACKEND must be sqlite or postgresql, got {TEST_BACKEND!r}")
+    if TEST_BACKEND == "postgresql" and not _SUITE_SERVER:
+        from pg_server import PgServer, missing_reason
+        from core.store.opening import SERVER_ENV
+
+        reason = missing_reason()
+        if reason:
+            raise pytest.UsageError(f"RLI_TEST_BACKEND=postgresql but {reason}")
+        _SUITE_SERVER.append(PgServer.start())
+        os.environ[SERVER_ENV] = _SUITE_SERVER[0].url()
+
+
+def pytest_unconfigure(config):
+    while _SUITE_SERVER:
+        _SUITE_SERVER.pop().stop()
+
+
+def pytest_report_header(config):
+    return f"workspace backend: {TEST_BACKEND} (RLI_TEST_BACKEND)"
+
+
 @pytest.fixture(scope="session")
 def pg_server():
     """A throw-away PostgreSQL server (tests/pg_server.py) for the whole run. Skips with the reason
     where Debian's binaries are absent, but fails under CI=1, where they must be installed."""
+    if _SUITE_SERVER:
+        yield _SUITE_SERVER[0]
+        return
     from pg_server import PgServer, missing_reason
 
     reason = missing_reason()
@@ -60,10 +95,11 @@ def any_workspace(request, tmp_path):
 
 @pytest.fixture
 def workspace(tmp_path):
-    """An empty `core.store.workspace.Workspace` in a temporary folder."""
-    from core.store.workspace import Workspace
+    """An empty workspace for a temporary folder: SQLite, or its own PostgreSQL database in a
+    PostgreSQL run (RLI_TEST_BACKEND)."""
+    from core.store.opening import open_workspace
 
-    ws = Workspace(tmp_path / "workspace")
+    ws = open_workspace(tmp_path / "workspace")
     yield ws
     ws.close()
 
@@ -89,10 +125,10 @@ def fast_samples_root(tmp_path_factory) -> Path:
     """A workspace folder holding the sample PDFs ingested with the fast engine, one per test module
     (modules write gold items into it, so they do not share one)."""
     from core.ingest.pipeline import ingest_path
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
     root = tmp_path_factory.mktemp("samples")
-    ws = Workspace(root)
+    ws = open_workspace(root)
     for pdf in sorted(SAMPLE_DOCS.glob("*.pdf")):
         ingest_path(ws, pdf, engine="fast")
     ws.close()

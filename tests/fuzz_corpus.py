@@ -226,9 +226,9 @@ def run_cli(argv: list[str]) -> Outcome:
 def workspace_state(root: Path) -> tuple:
     """Everything a command can write: documents, machine outputs, the event log, gold items,
     blobs and the stored PDFs."""
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
-    ws = Workspace(root)
+    ws = open_workspace(root)
     try:
         db = ws._conn
         return (db.execute("SELECT doc_id, sha256, source, engine, page_count FROM documents ORDER BY doc_id").fetchall(),

@@ -14,6 +14,7 @@ from core.categories import Category
 from core.model import Document, Element, Page, element_id
 from core.store.records import doc_id_for, sha256_of
 from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 
 # (category, text, (x, baseline y), font size); one element per line
 LINES = [
@@ -73,7 +74,7 @@ def machine_document(data: bytes, engine: str = "fast", shift: float = 0.0, drop
 
 def stored_document(root: Path, engine: str = "fast", ws=None) -> tuple[Workspace, Document]:
     """The two-page document stored in the SQLite workspace at `root`, or in `ws` when given."""
-    ws = ws if ws is not None else Workspace(root)
+    ws = ws if ws is not None else open_workspace(root)
     data = build_pdf()
     doc = machine_document(data, engine)
     ws.store_pdf(doc.sha256, data)

@@ -2,8 +2,6 @@
 workspace is left exactly as it was (database rows and stored PDFs)."""
 from __future__ import annotations
 
-import sqlite3
-
 import pymupdf
 import pytest
 
@@ -11,6 +9,7 @@ from core.errors import (BadInput, CorruptPdf, EmptyFile, FileTooLarge, NotAPdf,
                          WrongPassword)
 from core.ingest.pipeline import DEFAULT_MAX_BYTES, configured_max_bytes, ingest_bytes, ingest_path
 from pdf_builders import build_pdf, paragraph
+from store_backends import table_rows
 
 
 def good_pdf() -> bytes:
@@ -20,9 +19,7 @@ def good_pdf() -> bytes:
 
 def snapshot(ws) -> tuple:
     """Everything ingest could touch: every table's rows and the stored files."""
-    with sqlite3.connect(ws.db_path) as db:
-        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
-        rows = {t: db.execute(f"SELECT * FROM {t}").fetchall() for t in tables}
+    rows = table_rows(ws)
     files = sorted((p.name, p.stat().st_size) for p in ws.pdf_dir.iterdir())
     return rows, files
 

@@ -59,9 +59,9 @@ def seeded(tmp_path, capsys, sample_docs):
 
 
 def _ids(run: Run) -> list[str]:
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
-    ws = Workspace(run.root)
+    ws = open_workspace(run.root)
     try:
         return [r.doc_id for r in ws.documents()]
     finally:
@@ -73,9 +73,9 @@ def _gold_on_the_personal_elements(run: Run, tmp_path: Path) -> Path:
     (a click takes the element's whole text as the quote)."""
     from core.evaluation.gold import evidence_from_element, new_gold_item, to_jsonl
     from core.review.corrections import corrected_document
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
-    ws = Workspace(run.root)
+    ws = open_workspace(run.root)
     items = []
     for doc_id in _ids(run):
         doc = corrected_document(ws, doc_id)
@@ -91,9 +91,9 @@ def _gold_on_the_personal_elements(run: Run, tmp_path: Path) -> Path:
 
 def _events_on_the_personal_elements(run: Run, doc_id: str, tmp_path: Path) -> Path:
     from core.review.corrections import corrected_document
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
-    ws = Workspace(run.root)
+    ws = open_workspace(run.root)
     doc = corrected_document(ws, doc_id)
     ws.close()
     # a relabel to the same category: the event carries the element's text as its anchor, and the
@@ -114,9 +114,9 @@ def _downloads(run: Run) -> dict[str, str]:
     from core.export.docling import docling_export_for
     from core.export.formats import export
     from core.forms.masking import masked_log_jsonl
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
-    ws = Workspace(run.root)
+    ws = open_workspace(run.root)
     out = {}
     for doc_id in _ids(run):
         out[f"audit {doc_id}"] = masked_log_jsonl(ws, doc_id)
@@ -167,9 +167,9 @@ def test_a_crop_over_a_redacted_value_is_blacked_out(tmp_path, sample_docs):
     from core.model import Element, make_bbox
     from core.categories import Category
     from core.review.corrections import corrected_document
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     record = ingest_path(ws, sample_docs / "shinseisho_flat.pdf", engine="fast").record
     doc = corrected_document(ws, record.doc_id)
     name = next(f for f in extract_fields(doc) if f.redacted and f.value_bbox and "山田" in f.value)

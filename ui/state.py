@@ -58,7 +58,12 @@ def database_url() -> str:
 def workspace_label() -> str:
     """Where this app's workspace is, for people (a database URL without its password)."""
     url = database_url()
-    return redacted_url(url) if url else str(workspace_path())
+    if url:
+        return redacted_url(url)
+    server = os.environ.get(SERVER_ENV)
+    if server:
+        return f"{redacted_url(server)} · database {database_name_for(workspace_path())}"
+    return str(workspace_path())
 
 
 def workspace() -> WorkspaceStore:

@@ -92,16 +92,22 @@ def store_parsed(ws: Workspace, parsed, size_bytes: int, notices=None, refined: 
 
     document = parsed.document if refined else refine(with_page_notices(parsed.document, notices or {}))
     sha = document.sha256
-    pdf_path = ws.pdf_path(sha)
-    new_pdf = not pdf_path.exists()
     ws.store_pdf(sha, parsed.pdf_bytes)
     try:
         record = ws.save_machine_document(document, size_bytes)
     except BaseException:
-        if new_pdf:
-            pdf_path.unlink(missing_ok=True)  # keep the workspace as it was
+        _take_back_pdf(ws, sha)
         raise
     return IngestResult(record, created=True)
+
+
+def _take_back_pdf(ws: Workspace, sha: str) -> None:
+    """Keep the workspace as it was after a failed save: the PDF goes unless a document refers to it.
+    A failure here (the database gone) must not hide the error that brought us here."""
+    try:
+        ws.discard_pdf(sha)
+    except Exception:
+        pass
 
 
 def check_size(size: int, filename: str) -> None:

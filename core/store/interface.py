@@ -36,6 +36,10 @@ class WorkspaceStore(Protocol):
     def document_pdf(self, doc_id: str) -> Path | None:
         """The stored, openable (already decrypted) PDF of a document, or None for an import without one."""
 
+    def discard_pdf(self, sha256: str) -> None:
+        """Remove the PDF with this SHA-256 unless a document refers to it (an ingest that failed
+        after storing its PDF takes it back, so the workspace is as it was)."""
+
     # ---- documents and machine output per engine ----------------------------------------------
     def documents(self) -> list[DocumentRecord]:
         """Every document, oldest first (created_at, then doc_id)."""

@@ -14,6 +14,7 @@ from pathlib import Path
 from core.errors import InspectorError
 from core.store.postgres import PostgresWorkspace
 from core.store.schema import TargetNotEmpty, redacted_url
+from core.store.records import workspace_root
 from core.store.workspace import Workspace
 
 TABLES = ("documents", "machine_docs", "events", "gold_items", "blobs")
@@ -68,11 +69,21 @@ def _copy_pdfs(pdf_dir: Path, db) -> int:
     return count
 
 
+def source_workspace(folder: str | None, database_url: str | None) -> Workspace:
+    """The SQLite workspace `migrate` copies: the folder itself, whatever RLI_DATABASE_URL or
+    RLI_DATABASE_SERVER say (they name where workspaces live now, not what is being moved)."""
+    if database_url:
+        raise InspectorError("migrate copies a SQLite workspace folder (--workspace); drop --database-url, "
+                             "and give the target with --to")
+    root = workspace_root(folder)
+    if not (root / "workspace.sqlite").is_file():
+        raise InspectorError(f"no SQLite workspace in {root} (it has no workspace.sqlite); "
+                             "give the folder to copy with --workspace")
+    return Workspace(root)
+
+
 def cli_migrate(args: argparse.Namespace, ws) -> int:
-    """The command's handler: `ws` is the SQLite workspace being copied (from --workspace)."""
-    if not isinstance(ws, Workspace):
-        raise InspectorError("migrate copies a SQLite workspace folder (--workspace); unset RLI_DATABASE_URL "
-                             "and --database-url, and give the target with --to")
+    """The command's handler: `ws` is the SQLite workspace being copied (source_workspace)."""
     if not ws.documents() and not ws.gold_items():
         print(f"note: the workspace {ws.root} holds no documents or gold items", flush=True)
     target = PostgresWorkspace(args.to, cache=ws.root)

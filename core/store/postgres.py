@@ -76,10 +76,13 @@ def cache_root_for(url: str, cache: str | os.PathLike | None = None) -> Path:
 class PostgresWorkspace:
     """The PostgreSQL implementation of core.store.interface.WorkspaceStore."""
 
-    def __init__(self, url: str, cache: str | os.PathLike | None = None):
+    def __init__(self, url: str, cache: str | os.PathLike | None = None, root: str | os.PathLike | None = None):
+        """`cache`: the folder under which this database's PDF cache lives (a subfolder per database);
+        `root`: the cache folder itself, for a workspace folder bound to its own database
+        (core.store.opening's RLI_DATABASE_SERVER), where folder and database are one thing."""
         self.url = url
         self._conn = connect(url)
-        self.root = cache_root_for(url, cache)
+        self.root = Path(root) if root is not None else cache_root_for(url, cache)
         self.pdf_dir = self.root / "pdfs"
         self.pdf_dir.mkdir(parents=True, exist_ok=True)
         self._create_schema()
@@ -100,21 +103,47 @@ class PostgresWorkspace:
                     f"code's {SCHEMA_VERSION}; update the RAG Layout Inspector before opening it")
 
     def schema_version(self) -> int:
-        return int(self._conn.execute("SELECT max(version) FROM schema_version").fetchone()[0])
+        return int(self._one("SELECT max(version) FROM schema_version")[0])
 
     def close(self) -> None:
         self._conn.close()
 
+    def _live(self):
+        """The connection, made anew when the server dropped the last one (a restart, a failover, an
+        idle timeout): a reviewer's next click works again without restarting the app."""
+        if self._conn.closed or self._conn.broken:
+            self._conn = connect(self.url)
+        return self._conn
+
     @contextmanager
     def transaction(self) -> Iterator[Any]:
-        with self._conn.transaction():
-            yield self._conn
+        with self._lost_connection_said("the change may not have been saved: reload the page to see"):
+            conn = self._live()
+            with conn.transaction():
+                yield conn
 
     def _one(self, sql: str, params: Sequence[Any] = ()):
-        return self._conn.execute(sql, params).fetchone()
+        with self._lost_connection_said("nothing was changed"):
+            return self._live().execute(sql, params).fetchone()
 
     def _all(self, sql: str, params: Sequence[Any] = ()):
-        return self._conn.execute(sql, params).fetchall()
+        with self._lost_connection_said("nothing was changed"):
+            return self._live().execute(sql, params).fetchall()
+
+    @contextmanager
+    def _lost_connection_said(self, consequence: str) -> Iterator[None]:
+        """A connection lost in the middle of a call becomes one DatabaseUnavailable naming the
+        database (without its password) and what it means for the user's work, not a psycopg trace."""
+        import psycopg
+
+        try:
+            yield
+        except psycopg.OperationalError as err:
+            if not (self._conn.closed or self._conn.broken):
+                raise
+            raise DatabaseUnavailable(
+                f"lost the connection to the database at {redacted_url(self.url)} ({_first_line(err)}); "
+                f"{consequence}, and try again") from None
 
     # ---- PDFs (in the database; files are a cache) -------------------------------------------
     def pdf_path(self, sha256: str) -> Path:
@@ -128,6 +157,13 @@ class PostgresWorkspace:
             db.execute("INSERT INTO pdfs VALUES (%s, %s) ON CONFLICT (sha256) DO NOTHING", (sha256, data))
         self._cache(path, data)
         return path
+
+    def discard_pdf(self, sha256: str) -> None:
+        with self.transaction() as db:
+            db.execute("DELETE FROM pdfs WHERE sha256=%s AND NOT EXISTS (SELECT 1 FROM documents WHERE sha256=%s)",
+                       (sha256, sha256))
+        if self._one("SELECT 1 FROM pdfs WHERE sha256=%s", (sha256,)) is None:
+            self.pdf_path(sha256).unlink(missing_ok=True)
 
     def _cache(self, path: Path, data: bytes) -> None:
         if not path.exists():

@@ -121,6 +121,10 @@ class Workspace:
                 raise
         return path
 
+    def discard_pdf(self, sha256: str) -> None:
+        if self._conn.execute("SELECT 1 FROM documents WHERE sha256=?", (sha256,)).fetchone() is None:
+            self.pdf_path(sha256).unlink(missing_ok=True)
+
     # ---- documents ---------------------------------------------------------------------------
     def documents(self) -> list[DocumentRecord]:
         rows = self._conn.execute("SELECT * FROM documents ORDER BY created_at, doc_id").fetchall()

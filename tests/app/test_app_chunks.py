@@ -4,7 +4,7 @@ import json
 from apptest_helpers import doc_id_of, open_page, sample_workspace, texts  # noqa: F401
 from core.chunks.pipeline import chunks_for
 from core.chunks.policy import load_policy
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 from chunk_fixtures import SAMPLES, squash
 
 DOC = "keihi_seisan_kitei.pdf"
@@ -18,7 +18,7 @@ def chunks_page(sample_workspace, doc=DOC):
 
 def test_chunks_page_lists_the_default_chunks_with_evidence_counts(sample_workspace):
     at = chunks_page(sample_workspace)
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     expected = chunks_for(ws, doc_id_of(sample_workspace, DOC), "default")
     assert f"{len(expected)} of {len(expected)} chunks" in texts(at)
     assert len(at.dataframe[0].value) == len(expected)
@@ -41,7 +41,7 @@ def test_filtering_by_category_keeps_only_chunks_holding_it(sample_workspace):
 
 def test_the_naive_policy_and_a_team_policy_can_be_picked(sample_workspace):
     at = chunks_page(sample_workspace)
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     doc_id = doc_id_of(sample_workspace, DOC)
     at.selectbox(key="rli:chunks:policy").set_value("naive").run()
     assert not at.exception

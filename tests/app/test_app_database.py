@@ -19,3 +19,21 @@ def test_a_url_that_is_not_postgresql_is_refused(empty_workspace, monkeypatch):
     at = app_test(empty_workspace).run()
     assert not at.exception
     assert any("not a PostgreSQL URL" in e.value for e in at.error)
+
+
+def test_a_database_lost_mid_session_is_a_message_with_try_again_not_a_traceback(empty_workspace, pg_url,
+                                                                                monkeypatch):
+    import psycopg
+
+    monkeypatch.setenv("RLI_DATABASE_URL", pg_url)
+    at = app_test(empty_workspace).run()  # the first visit stores the samples in the database
+    assert not at.exception and not at.error
+    with psycopg.connect(pg_url, autocommit=True) as admin:  # what a database restart does to the session
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                      "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    [error] = [e.value for e in at.error]
+    assert "lost the connection to the database" in error and "Traceback" not in error
+    at.button[0].click().run()  # "Try again": the workspace reconnects
+    assert not at.exception and not at.error

@@ -10,7 +10,7 @@ import pytest
 from apptest_helpers import (  # noqa: F401  (fixtures are used by name)
                              REPO, SAMPLE_DOCS, app_test, empty_workspace, open_page, sample_workspace, texts,
                              )
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 
 # Every page app.py registers, read from app.py itself so a new page is covered without editing this.
 PAGES = tuple(dict.fromkeys(re.findall(r'st\.Page\("(pages/[a-z_]+\.py)"', (REPO / "app.py").read_text("utf-8"))))
@@ -28,7 +28,7 @@ def encrypted_pdf(password: str) -> bytes:
 
 
 def workspace_state(root: Path) -> tuple[list[str], list[str]]:
-    ws = Workspace(root)
+    ws = open_workspace(root)
     try:
         return [r.doc_id for r in ws.documents()], sorted(p.name for p in ws.pdf_dir.iterdir())
     finally:

@@ -5,6 +5,7 @@ from apptest_helpers import doc_id_of, open_page, sample_workspace, texts  # noq
 from core.categories import Category
 from core.review.corrections import corrected_document, record_events
 from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 from ui.edit_panel import box_bbox, canvas_box
 
 DOC = "keihi_seisan_kitei.pdf"
@@ -42,7 +43,7 @@ def inspect_with(sample_workspace, selected: str | None, page: int = 2, reviewer
 
 def test_relabel_a_footer_read_as_text_then_undo_and_redo(sample_workspace):
     doc_id = doc_id_of(sample_workspace, DOC)
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     footer = footer_of(ws, doc_id)
     record_events(ws, doc_id, [{"kind": "relabel", "target": footer.id, "category": "text"}], "setup")
     at = inspect_with(sample_workspace, footer.id)
@@ -64,7 +65,7 @@ def test_relabel_a_footer_read_as_text_then_undo_and_redo(sample_workspace):
 
 def test_delete_removes_the_selected_element(sample_workspace):
     doc_id = doc_id_of(sample_workspace, DOC)
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     footer = footer_of(ws, doc_id)
     at = inspect_with(sample_workspace, footer.id)
     at.button(key="rli:edit:delete").click().run()
@@ -74,7 +75,7 @@ def test_delete_removes_the_selected_element(sample_workspace):
 
 def test_merge_joins_two_elements_into_one_box(sample_workspace):
     doc_id = doc_id_of(sample_workspace, DOC)
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     page = corrected_document(ws, doc_id).page(2)
     first = next(e for e in page.elements if e.text.startswith("本規程は、株式会社"))
     second = page.elements[first.seq + 1]
@@ -91,7 +92,7 @@ def test_merge_joins_two_elements_into_one_box(sample_workspace):
 
 def test_nothing_is_saved_without_a_reviewer_name(sample_workspace):
     doc_id = doc_id_of(sample_workspace, DOC)
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     at = inspect_with(sample_workspace, footer_of(ws, doc_id).id, reviewer="")
     at.button(key="rli:edit:delete").click().run()
     assert "Set your name in the sidebar" in texts(at)
@@ -100,10 +101,10 @@ def test_nothing_is_saved_without_a_reviewer_name(sample_workspace):
 
 def test_a_stale_session_gets_a_conflict_and_reload_and_overwrites_nothing(sample_workspace):
     doc_id = doc_id_of(sample_workspace, DOC)
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     footer = footer_of(ws, doc_id)
     at = inspect_with(sample_workspace, footer.id)  # session A has drawn the page
-    other = Workspace(sample_workspace)  # session B saves in between
+    other = open_workspace(sample_workspace)  # session B saves in between
     record_events(other, doc_id, [{"kind": "relabel", "target": footer.id, "category": "text"}], "taro")
 
     at.selectbox(key=f"rli:edit:category:{footer.id}").set_value(Category.PAGE_HEADER)
@@ -122,7 +123,7 @@ def test_a_stale_session_gets_a_conflict_and_reload_and_overwrites_nothing(sampl
 
 def test_reviewed_next_marks_the_page_and_moves_on(sample_workspace):
     doc_id = doc_id_of(sample_workspace, DOC)
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     at = inspect_with(sample_workspace, None, page=2)
     at.button(key="rli:edit:reviewed_next").click().run()
     assert not at.exception
@@ -134,7 +135,7 @@ def test_reviewed_next_marks_the_page_and_moves_on(sample_workspace):
 # ---- the audit page ---------------------------------------------------------------------------
 def test_audit_lists_who_changed_what_and_filters_by_page_and_kind(sample_workspace):
     doc_id = doc_id_of(sample_workspace, DOC)
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     footer2, footer3 = footer_of(ws, doc_id, 2), footer_of(ws, doc_id, 3)
     record_events(ws, doc_id, [{"kind": "relabel", "target": footer2.id, "category": "text"}], "taro")
     record_events(ws, doc_id, [{"kind": "delete_element", "target": footer3.id}], "hanako")
@@ -154,7 +155,7 @@ def test_audit_lists_who_changed_what_and_filters_by_page_and_kind(sample_worksp
 
 def test_review_progress_shows_on_the_documents_page(sample_workspace):
     doc_id = doc_id_of(sample_workspace, DOC)
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     record_events(ws, doc_id, [{"kind": "mark_reviewed", "page": p, "status": "reviewed"} for p in (1, 2)], "hanako")
     at = open_page("pages/documents.py", sample_workspace, doc=DOC)
     assert not at.exception
@@ -164,7 +165,7 @@ def test_review_progress_shows_on_the_documents_page(sample_workspace):
 
 def test_reviewed_next_after_edits_records_reviewed_and_nothing_else(sample_workspace):
     doc_id = doc_id_of(sample_workspace, DOC)
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     at = inspect_with(sample_workspace, footer_of(ws, doc_id).id)
     at.button(key="rli:edit:delete").click().run()
     at.button(key="rli:edit:reviewed_next").click().run()
@@ -176,7 +177,7 @@ def test_reviewed_next_after_edits_records_reviewed_and_nothing_else(sample_work
 
 def test_relabel_all_alike_on_the_page_is_one_action_with_one_undo(sample_workspace):
     doc_id = doc_id_of(sample_workspace, DOC)
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     page = corrected_document(ws, doc_id).page(4)
     pictures = [e for e in page.elements if e.category is Category.PICTURE]
     assert len(pictures) > 1
@@ -193,7 +194,7 @@ def test_relabel_all_alike_on_the_page_is_one_action_with_one_undo(sample_worksp
 
 def test_a_box_on_the_same_spot_as_another_can_be_reached_with_next_here(sample_workspace):
     doc_id = doc_id_of(sample_workspace, DOC)
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     footer = footer_of(ws, doc_id)
     [twin] = record_events(ws, doc_id, [{"kind": "add_element", "page": 2, "bbox": list(footer.bbox),
                                          "category": "text"}], "setup")  # a parser's duplicate box
@@ -208,7 +209,7 @@ def test_boxes_outside_the_page_are_deleted_in_one_go(sample_workspace):
     from core.model import Element
     from review_fixtures import build_pdf, machine_document
 
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     data = build_pdf()
     doc = machine_document(data)
     marks = tuple(Element(f"{doc.doc_id[:8]}-p1-mark{i}", 1, 100 + i, Category.SELECTION_MARK, bbox, "", "layout")
@@ -230,7 +231,7 @@ def test_boxes_outside_the_page_are_deleted_in_one_go(sample_workspace):
 # ---- text, reading order, split, chunk breaks (ui/structure_tools.py) -------------------------
 def test_the_text_of_an_element_is_fixed_from_the_inspect_page(sample_workspace):
     doc_id = doc_id_of(sample_workspace, DOC)
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     footer = footer_of(ws, doc_id)
     at = inspect_with(sample_workspace, footer.id)
     area = next(t for t in at.text_area if t.key.startswith(f"rli:structure:text:{footer.id}"))
@@ -244,7 +245,7 @@ def test_the_text_of_an_element_is_fixed_from_the_inspect_page(sample_workspace)
 
 def test_reorder_split_and_chunk_break_are_saved_from_the_inspect_page(sample_workspace):
     doc_id = doc_id_of(sample_workspace, DOC)
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     page = corrected_document(ws, doc_id).page(2)
     first = next(e for e in page.elements if e.text.startswith("本規程は、株式会社"))
     second = page.elements[first.seq + 1]

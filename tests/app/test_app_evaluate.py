@@ -8,14 +8,14 @@ import pytest
 
 from apptest_helpers import open_page, sample_workspace, texts  # noqa: F401
 from core.evaluation.gold import import_gold, parse_gold_jsonl
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 
 GOLD = Path(__file__).resolve().parents[2] / "sample_docs" / "gold_ja.jsonl"
 
 
 @pytest.fixture
 def gold_workspace(sample_workspace):
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     try:
         import_gold(ws, parse_gold_jsonl(GOLD.read_text(encoding="utf-8")))
     finally:
@@ -102,7 +102,7 @@ def test_the_bm25_tokenizer_can_be_switched_to_bigrams(gold_workspace):
 
 def test_questions_that_cannot_be_anchored_are_counted_as_misses_and_zero_is_not_green(sample_workspace):
     """Every question's quote is missing from its page: 0% headline, not green; no bars to draw."""
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     try:
         items = parse_gold_jsonl(GOLD.read_text(encoding="utf-8"))[:3]
         broken = [i.__class__.from_dict({**i.to_dict(), "evidence": [

@@ -2,7 +2,7 @@
 from apptest_helpers import doc_id_of, open_page, sample_workspace, texts  # noqa: F401
 from core.forms.fields import extract_fields
 from core.review.corrections import corrected_document
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 
 DOC = "shinseisho_form.pdf"
 
@@ -17,7 +17,7 @@ def forms_with(root, reviewer="hanako", key=None, value=None):
 
 
 def fields_of(root, doc_id):
-    ws = Workspace(root)
+    ws = open_workspace(root)
     try:
         return extract_fields(corrected_document(ws, doc_id)), ws.events(doc_id)
     finally:
@@ -26,7 +26,7 @@ def fields_of(root, doc_id):
 
 def edit_table(at, root, doc_id, page, edits):
     """Edit rows of the field table the way the data editor reports it, then rerun."""
-    ws = Workspace(root)
+    ws = open_workspace(root)
     head = ws.head(doc_id)
     ws.close()
     key = f"rli:forms:table:{page}:{head}:{doc_id}"
@@ -82,7 +82,7 @@ def test_a_save_against_an_outdated_view_is_refused_with_a_reload_button(sample_
     at, doc_id = forms_with(sample_workspace)
     fields, _ = fields_of(sample_workspace, doc_id)
     page_one = [f for f in fields if f.page == 1]
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     ws.append_events(doc_id, [{"kind": "mark_reviewed", "page": 1, "status": "in_progress"}], actor="taro")
     ws.close()
     dept = next(i for i, f in enumerate(page_one) if f.key == "所属部署")

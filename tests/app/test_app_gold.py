@@ -6,11 +6,11 @@ import pytest
 
 from apptest_helpers import doc_id_of, open_page, sample_workspace, texts  # noqa: F401
 from core.evaluation.gold import load_items
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 
 
 def stored(root) -> list:
-    ws = Workspace(root)
+    ws = open_workspace(root)
     try:
         return load_items(ws)
     finally:

@@ -7,14 +7,14 @@ from apptest_helpers import doc_id_of, open_page, sample_workspace, texts  # noq
 from core.categories import Category
 from core.model import Document, Element, Page
 from core.review.corrections import corrected_document
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 
 INSPECT = "pages/inspect.py"
 KEIHI = "keihi_seisan_kitei.pdf"
 
 
 def load(root, source) -> Document:
-    ws = Workspace(root)
+    ws = open_workspace(root)
     try:
         return corrected_document(ws, doc_id_of(root, source))
     finally:
@@ -119,7 +119,7 @@ def test_document_text_is_shown_as_text_never_as_markup(sample_workspace):
     doc = Document(doc_id="f" * 16, source="<b>import</b>*.json", sha256="f" * 64, engine="docling",
                    pages=(Page(number=1, width=595, height=842, elements=(element,),
                                notice="Imported without its PDF: blank page"),))
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     ws.save_machine_document(doc, size_bytes=0)
     ws.close()
     at = open_page(INSPECT, sample_workspace)
@@ -168,7 +168,7 @@ def test_a_scanned_page_says_what_read_it_and_counts_its_doubtful_words(sample_w
     doc = Document(doc_id="e" * 16, source="scan.png", sha256="e" * 64, engine="fast",
                    pages=(Page(number=1, width=595, height=842, elements=(element,),
                                notice="scanned page, OCR'd with Tesseract via PyMuPDF 2.0 (jpn, 300 dpi): 2 words"),))
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     ws.save_machine_document(doc, size_bytes=0)
     ws.close()
     at = open_page(INSPECT, sample_workspace)

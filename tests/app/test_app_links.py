@@ -3,7 +3,7 @@ from apptest_helpers import doc_id_of, open_page, sample_workspace, texts  # noq
 from core.categories import Category
 from core.chunks.links import link_attachments, link_queue
 from core.review.corrections import corrected_document
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 
 DOC = "keihi_seisan_kitei.pdf"
 
@@ -27,7 +27,7 @@ def links_with(sample_workspace, page: int, source=None, target=None, reviewer="
 
 def test_links_page_shows_attachments_and_the_review_queue(sample_workspace):
     doc_id = doc_id_of(sample_workspace, DOC)
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     doc, caption, _pictures = figure_page(ws, doc_id)
     at = links_with(sample_workspace, caption.page)
     assert not at.exception, [e.value for e in at.exception]
@@ -37,7 +37,7 @@ def test_links_page_shows_attachments_and_the_review_queue(sample_workspace):
 
 def test_relink_a_caption_to_the_figure_it_names_then_undo(sample_workspace):
     doc_id = doc_id_of(sample_workspace, DOC)
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     doc, caption, pictures = figure_page(ws, doc_id)
     first = pictures[0]
     assert link_attachments(doc)[caption.id].target != first.id  # automatic: the nearest picture
@@ -56,7 +56,7 @@ def test_relink_a_caption_to_the_figure_it_names_then_undo(sample_workspace):
 
 def test_unlink_leaves_the_caption_attached_to_nothing_and_queued(sample_workspace):
     doc_id = doc_id_of(sample_workspace, DOC)
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     _doc, caption, _pictures = figure_page(ws, doc_id)
     at = links_with(sample_workspace, caption.page, source=caption.id)
     at.button(key="rli:links:unlink").click().run()
@@ -69,7 +69,7 @@ def test_unlink_leaves_the_caption_attached_to_nothing_and_queued(sample_workspa
 
 def test_linking_without_a_reviewer_name_saves_nothing(sample_workspace):
     doc_id = doc_id_of(sample_workspace, DOC)
-    ws = Workspace(sample_workspace)
+    ws = open_workspace(sample_workspace)
     _doc, caption, pictures = figure_page(ws, doc_id)
     at = links_with(sample_workspace, caption.page, source=caption.id, target=pictures[0].id, reviewer="")
     at.button(key="rli:links:link").click().run()

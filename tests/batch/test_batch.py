@@ -17,7 +17,7 @@ from core.batch.plan import page_ranges
 from core.chunks.pipeline import chunks_for
 from core.chunks.policy import load_policy
 from core.ingest.pipeline import ingest_path
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 
 SAMPLES = ("keihi_seisan_kitei.pdf", "shinseisho_form.pdf", "spread_a3.pdf")
 
@@ -35,7 +35,7 @@ def corpus(tmp_path, sample_docs):
 
 
 def serial_reference(tmp_path, sample_docs, engine="fast") -> dict:
-    ws = Workspace(tmp_path / "reference")
+    ws = open_workspace(tmp_path / "reference")
     docs = {}
     for name in SAMPLES:
         record = ingest_path(ws, sample_docs / name, engine=engine).record
@@ -56,7 +56,7 @@ def test_page_ranges_cover_every_page_once_and_spread_a_long_pdf_over_the_worker
 @pytest.mark.parametrize("per_task", [1, 16], ids=["page ranges", "whole PDFs"])
 def test_a_batch_stores_what_one_at_a_time_ingest_stores(tmp_path, corpus, sample_docs, per_task):
     """Page by page (the driver assembles and refines) or a whole PDF per task (refined in it)."""
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     report = batch_ingest(ws, [corpus], engine="fast", executor=SerialExecutor(), per_task=per_task)
     reference = serial_reference(tmp_path, sample_docs)
     assert sorted(r.doc_id for r in ws.documents()) == sorted(reference)
@@ -71,7 +71,7 @@ def test_a_batch_stores_what_one_at_a_time_ingest_stores(tmp_path, corpus, sampl
 
 
 def test_a_rerun_skips_every_ingested_file_and_a_bad_file_is_a_failed_row(tmp_path, corpus):
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     first = batch_ingest(ws, [corpus], engine="fast", executor=SerialExecutor())
     assert (first.count("done"), first.count("skipped"), first.count("failed")) == (3, 0, 1)
     [failed] = [o for o in first.outcomes if o.status == "failed"]
@@ -106,7 +106,7 @@ def test_bad_batch_arguments_are_one_message(tmp_path, capsys):
 
 @pytest.mark.parametrize("fmt", ["jsonl", "langchain", "llamaindex", "parquet"])
 def test_export_writes_shards_that_add_up_to_every_chunk_and_a_manifest(tmp_path, fast_samples_root, fmt):
-    ws = Workspace(fast_samples_root)
+    ws = open_workspace(fast_samples_root)
     policy = load_policy("default")
     total = sum(len(chunks_for(ws, r.doc_id, policy)) for r in ws.documents())
     manifest = batch_export(ws, tmp_path / "out", fmt, policy, shard_size=7)
@@ -127,7 +127,7 @@ def test_export_writes_shards_that_add_up_to_every_chunk_and_a_manifest(tmp_path
 
 def test_batch_on_local_ray_stores_the_same_documents_and_resumes(tmp_path, corpus, sample_docs):
     """The one test that starts Ray (2 CPUs): tasks in Ray workers, results through the driver."""
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     executor = RayExecutor(2)
     try:
         first = batch_ingest(ws, [corpus], engine="fast", executor=executor, per_task=2)  # both kinds of task

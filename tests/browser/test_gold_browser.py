@@ -7,7 +7,7 @@ import pytest
 from core.categories import Category
 from core.evaluation.gold import load_items
 from core.review.corrections import corrected_document
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 
 pytestmark = pytest.mark.browser
 
@@ -47,7 +47,7 @@ def test_clicking_elements_on_the_gold_page_builds_the_evidence_and_saves_it(app
     canvas.wait_for(state="visible", timeout=60_000)
     settle(page, 1500)
 
-    ws = Workspace(app_server.workspace)
+    ws = open_workspace(app_server.workspace)
     try:
         doc = corrected_document(ws, ws.documents()[0].doc_id)
     finally:
@@ -76,7 +76,7 @@ def test_clicking_elements_on_the_gold_page_builds_the_evidence_and_saves_it(app
 
     page.get_by_role("button", name="Save item").click()
     settle(page)
-    ws = Workspace(app_server.workspace)
+    ws = open_workspace(app_server.workspace)
     try:
         items = [i for i in load_items(ws) if i.question == "この文書の目次はどこにあるか"]
     finally:

@@ -11,7 +11,7 @@ from PIL import Image
 
 from core.categories import Category
 from core.review.corrections import corrected_document
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 
 pytestmark = pytest.mark.browser
 
@@ -30,7 +30,7 @@ def pixels_near(image: Image.Image, colour: str, tolerance: int = 12) -> int:
 
 
 def first_sample(app_server):
-    ws = Workspace(app_server.workspace)
+    ws = open_workspace(app_server.workspace)
     try:
         record = ws.documents()[0]
         return corrected_document(ws, record.doc_id)

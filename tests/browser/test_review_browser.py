@@ -17,7 +17,7 @@ import pytest
 
 from core.categories import Category
 from core.review.corrections import corrected_document, record_events
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 
 pytestmark = pytest.mark.browser
 
@@ -31,7 +31,7 @@ CAPTION_TEXT = "図1　経費精算の流れ"
 
 
 def sample_document(workspace: Path):
-    ws = Workspace(workspace)
+    ws = open_workspace(workspace)
     try:
         record = next(r for r in ws.documents() if r.source == SOURCE)
         return record.doc_id, corrected_document(ws, record.doc_id)
@@ -57,7 +57,7 @@ def make_the_parse_wrong(workspace: Path) -> tuple[str, str, str, str]:
     page = doc.page(footer.page)
     caption = next(e for e in page.elements if e.category is Category.CAPTION and e.text.startswith("図1"))
     picture = min((e for e in page.elements if e.category is Category.PICTURE), key=lambda e: e.bbox[0])
-    ws = Workspace(workspace)
+    ws = open_workspace(workspace)
     try:
         record_events(ws, doc_id, [{"kind": "relabel", "target": footer.id, "category": "text"},
                                    {"kind": "delete_element", "target": caption.id}], "setup")
@@ -171,7 +171,7 @@ def draw_caption_box(page, box_points, page_width: float) -> None:
 
 def the_drawn_caption(workspace: Path, doc_id: str, number: int):
     """The element the last event added, after checking that event is the reviewer's caption."""
-    ws = Workspace(workspace)
+    ws = open_workspace(workspace)
     try:
         added = ws.events(doc_id)[-1]
         assert (added.kind, added.actor, added.payload["category"]) == ("add_element", REVIEWER, "caption")
@@ -194,7 +194,7 @@ def link_caption_to_figure(page, caption_bbox, picture_bbox, page_width: float) 
 
 
 def assert_the_log_holds_setup_then_the_reviewers_events(workspace: Path, doc_id: str, picture_id: str) -> None:
-    ws = Workspace(workspace)
+    ws = open_workspace(workspace)
     try:
         events = ws.events(doc_id)
         assert [e.kind for e in events] == ["relabel", "delete_element", "relabel", "add_element", "unlink", "link"]
@@ -255,7 +255,7 @@ def test_two_sessions_the_stale_one_gets_a_conflict_and_reload_and_nothing_is_ov
         # the second reviewer's view is stale now: their save is refused, with a way to reload
         second.get_by_role("button", name="Relabel", exact=True).click()
         wait_for_text(second, "changed in another session")
-        ws = Workspace(app_server.workspace)
+        ws = open_workspace(app_server.workspace)
         try:
             mine = [e for e in ws.events(doc_id) if e.payload.get("target") == target.id]
             assert [(e.actor, e.payload["category"]) for e in mine] == [("田中", "text")]
@@ -266,7 +266,7 @@ def test_two_sessions_the_stale_one_gets_a_conflict_and_reload_and_nothing_is_ov
         choose_option(second, "Category", f"{Category.LIST_ITEM.label_ja} · list_item")
         second.get_by_role("button", name="Relabel", exact=True).click()
         wait_for_text(second, "Relabelled")
-        ws = Workspace(app_server.workspace)
+        ws = open_workspace(app_server.workspace)
         try:
             mine = [e for e in ws.events(doc_id) if e.payload.get("target") == target.id]
             assert [(e.actor, e.payload["category"]) for e in mine] == [("田中", "text"), ("鈴木", "list_item")]

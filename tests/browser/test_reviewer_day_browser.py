@@ -11,7 +11,7 @@ import pytest
 
 from core.categories import Category
 from core.review.corrections import corrected_document, record_events
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 
 pytestmark = pytest.mark.browser
 
@@ -22,7 +22,7 @@ KEIHI = "keihi_seisan_kitei.pdf"
 
 
 def sample(app_server, source: str = KEIHI):
-    ws = Workspace(app_server.workspace)
+    ws = open_workspace(app_server.workspace)
     try:
         record = next(r for r in ws.documents() if r.source == source)
         return record.doc_id, corrected_document(ws, record.doc_id)
@@ -75,7 +75,7 @@ def test_the_audit_names_elements_by_page_and_text_and_shows_ids_only_in_the_det
     doc_id, doc = sample(app_server)
     page_two = doc.page(2)
     heading = next(e for e in page_two.elements if e.text.startswith("第1条"))
-    ws = Workspace(app_server.workspace)
+    ws = open_workspace(app_server.workspace)
     try:
         record_events(ws, doc_id, [{"kind": "relabel", "target": heading.id, "category": "section_header"}], "佐藤")
     finally:

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from core.review.corrections import corrected_document
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 from test_review_browser import (
     STEP_TIMEOUT_MS, chunks, click_on_page, open_document_page, sample_document, wait_for_text,
 )
@@ -41,7 +41,7 @@ def test_reviewer_fixes_text_and_breaks_a_chunk_and_chunks_follow(app_server, br
     page.get_by_role("button", name="Start a new chunk here").click()
     wait_for_text(page, "A chunk now starts here")
 
-    ws = Workspace(app_server.workspace)
+    ws = open_workspace(app_server.workspace)
     try:
         assert [e.kind for e in ws.events(doc_id)][-2:] == ["set_text", "chunk_break"]
         fixed = corrected_document(ws, doc_id).element(target.id)

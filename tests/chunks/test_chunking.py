@@ -11,7 +11,7 @@ from core.chunks.pipeline import chunks_for
 from core.chunks.policy import DEFAULT, policy_from_mapping
 from core.ingest.pipeline import ingest_path
 from core.model import Document
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 from chunk_fixtures import SAMPLES, doc, el, squash, truth_document
 from sentinel_pdf import (
     CAPTION, CODE, FOOTER, FOOTNOTE, FORMULA, HEADER, MARKER_SENTENCE, build_sentinel_pdf,
@@ -25,7 +25,7 @@ REGENERATE = os.environ.get("RLI_REGEN_GOLDEN") == "1"
 def sentinel(tmp_path_factory):
     root = tmp_path_factory.mktemp("sentinel")
     sentences = build_sentinel_pdf(root / "sentinel.pdf")
-    ws = Workspace(root / "ws")
+    ws = open_workspace(root / "ws")
     record = ingest_path(ws, root / "sentinel.pdf", engine="fast").record
     yield ws, record.doc_id, sentences
     ws.close()
@@ -110,7 +110,7 @@ def test_chunk_ids_are_deterministic(sentinel):
 # ---- corrections drive the chunks --------------------------------------------------------------
 def test_a_correction_rebuilds_only_the_evidence_of_its_page(tmp_path):
     build_sentinel_pdf(tmp_path / "s.pdf")
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     doc_id = ingest_path(ws, tmp_path / "s.pdf", engine="fast").record.doc_id
     from core.review.corrections import corrected_document
     before = chunks_for(ws, doc_id, DEFAULT)
@@ -126,7 +126,7 @@ def test_a_correction_rebuilds_only_the_evidence_of_its_page(tmp_path):
 
 def test_a_reviewer_link_moves_a_footnote(tmp_path):
     build_sentinel_pdf(tmp_path / "s.pdf")
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     doc_id = ingest_path(ws, tmp_path / "s.pdf", engine="fast").record.doc_id
     from core.review.corrections import corrected_document
     page = corrected_document(ws, doc_id).page(2)
@@ -262,7 +262,7 @@ def test_naive_policy_is_selected_by_name_and_keeps_furniture_in_text():
 @pytest.mark.parametrize("policy", ["default", "naive"])
 def test_personal_values_of_a_flattened_form_reach_no_chunk(tmp_path, policy):
     truth = json.loads((SAMPLES / "shinseisho_flat.truth.json").read_text("utf-8"))
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     doc_id = ingest_path(ws, SAMPLES / "shinseisho_flat.pdf", engine="fast").record.doc_id
     from core.export.formats import to_jsonl
     exported = to_jsonl(chunks_for(ws, doc_id, policy))
@@ -273,7 +273,7 @@ def test_personal_values_of_a_flattened_form_reach_no_chunk(tmp_path, policy):
 
 
 def test_data_tables_outside_form_pages_stay_captioned_table_chunks(tmp_path):
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     doc_id = ingest_path(ws, SAMPLES / "keihi_seisan_kitei.pdf", engine="fast").record.doc_id
     chunks = chunks_for(ws, doc_id, DEFAULT)
     for caption, header in (("表1", "| 区分 |"), ("表2", "| 役職区分 |")):

@@ -14,6 +14,7 @@ from core.chunks.crops import ZOOM, attach_crops, crop_plan, crop_ref_for, ensur
 from core.model import Document, Element, Page, element_id
 from core.store.records import doc_id_for, sha256_of
 from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 from apptest_helpers import sample_workspace  # noqa: F401,E402  (a fixture)
 
 C = Category
@@ -33,7 +34,7 @@ def figure_pdf() -> bytes:
 
 
 def stored_document(tmp_path, link=True) -> tuple[Workspace, Document]:
-    ws = Workspace(tmp_path)
+    ws = open_workspace(tmp_path)
     data = figure_pdf()
     sha = sha256_of(data)
     doc_id = doc_id_for(sha)
@@ -119,7 +120,7 @@ def test_no_pdf_means_no_crops(tmp_path):
     from core.ingest.importers import import_file
     from tests.importer_support import FIXTURES
 
-    ws = Workspace(tmp_path)
+    ws = open_workspace(tmp_path)
     doc = import_file(ws, FIXTURES / "docling_small.json", "docling").document
     assert ensure_crops(ws, doc) == {} and with_image_refs(doc, {}) is doc
 
@@ -131,7 +132,7 @@ def test_sample_tables_and_figures_crop_with_their_captions(tmp_path):
     from core.chunks.crops import policy_attachments
     from core.ingest.pipeline import ingest_path
 
-    ws = Workspace(tmp_path)
+    ws = open_workspace(tmp_path)
     doc = ws.load_machine_document(ingest_path(ws, pdf, engine="fast").record.doc_id, "fast")
     plans = crop_plan(doc, policy_attachments(doc))
     captions = sorted(c.text.split()[0][:2] for p in plans.values() for c in p.captions)

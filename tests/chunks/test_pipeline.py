@@ -7,7 +7,7 @@ from core.chunks.pipeline import chunks_for, evidence_for
 from core.chunks.policy import DEFAULT
 from core.ingest.pipeline import ingest_path
 from core.review.corrections import corrected_document
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 from chunk_fixtures import SAMPLES
 
 
@@ -16,7 +16,7 @@ def form_sample(tmp_path_factory):
     path = SAMPLES / "shinseisho_form.pdf"
     if not path.exists():
         pytest.skip("sample_docs/shinseisho_form.pdf missing: run python sample_docs/generate.py")
-    ws = Workspace(tmp_path_factory.mktemp("form"))
+    ws = open_workspace(tmp_path_factory.mktemp("form"))
     doc_id = ingest_path(ws, path, engine="fast").record.doc_id
     yield ws, doc_id
     ws.close()

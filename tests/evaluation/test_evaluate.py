@@ -311,13 +311,13 @@ def test_pymupdf4llm_output_cites_the_elements_its_boxes_cover():
 
 
 def test_evaluate_runs_the_pymupdf4llm_baseline_beside_default_and_caches_it(fast_samples_root, capsys):
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
     out = run_json(capsys, "evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
                    "--policy", "default", "--policy", "pymupdf4llm", "--json")
     rows = {(r["policy"], r["level"]): r for r in out["results"]}
     assert rows[("pymupdf4llm", "element")]["total"] == rows[("default", "element")]["total"]
     assert rows[("pymupdf4llm", "element")]["budget_recall@1000"] is not None
-    ws = Workspace(fast_samples_root)
+    ws = open_workspace(fast_samples_root)
     try:
         assert any(ws.get_blob(f"pymupdf4llm-chunks/{d.sha256}") for d in ws.documents())  # kept for next time
     finally:

@@ -9,7 +9,7 @@ from core.errors import BadInput, UnknownDocument
 from core.evaluation.gold import (ANCHORED, PAGE_ONLY, UNANCHORED, Evidence, GoldItem, anchor_evidence, anchor_item,
                                   import_gold, load_items, parse_gold_jsonl, to_jsonl)
 from core.model import Document, Element, Page
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 
 DOC_ID = "0123456789abcdef"
 
@@ -155,7 +155,7 @@ def test_a_bad_line_is_reported_with_its_number_and_nothing_is_read():
 
 
 def test_import_anchors_and_stores_and_a_missing_document_changes_nothing(tmp_path):
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     ws.save_machine_document(document(), 100)
     with pytest.raises(UnknownDocument, match="Ingest those PDFs first"):
         import_gold(ws, [item(Evidence(None, 1, None, "タクシー")), item(doc_id="ffffffffffffffff", item_id="q9")])
@@ -168,7 +168,7 @@ def test_import_anchors_and_stores_and_a_missing_document_changes_nothing(tmp_pa
 
 
 def test_import_finds_the_document_by_file_name_when_the_doc_id_changed(tmp_path):
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     ws.save_machine_document(document(), 100)
     report = import_gold(ws, [item(Evidence(None, 1, None, "タクシー"), doc_id="ffffffffffffffff",
                                    source="kitei.pdf")])
@@ -226,7 +226,7 @@ def test_cli_exports_llamaindex_and_ragas_shapes_from_a_policys_chunks(fast_samp
 def test_cli_import_of_a_malformed_file_says_which_line_and_changes_nothing(fast_samples_root, tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"question": "q", "doc_id": "x", "evidence": []}\nnot json\n', encoding="utf-8")
-    before = Workspace(fast_samples_root).gold_items()
+    before = open_workspace(fast_samples_root).gold_items()
     assert cli_main(["gold", "import", str(bad), "--workspace", str(fast_samples_root)]) == 2
     assert "line 2: not JSON" in capsys.readouterr().err
-    assert Workspace(fast_samples_root).gold_items() == before
+    assert open_workspace(fast_samples_root).gold_items() == before

@@ -19,7 +19,7 @@ from core.evaluation.gold_export import Run, export_gold
 from core.evaluation.integrations import chunk_retriever, import_ragas, langchain_bm25, llamaindex_bm25
 from core.export.flat import unflatten_metadata
 from core.export.formats import langchain_records, llamaindex_records
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 
 lc_documents = pytest.importorskip("langchain_core.documents")
 lc_utils = pytest.importorskip("langchain_community.vectorstores.utils")
@@ -33,7 +33,7 @@ KITEI = "keihi_seisan_kitei.pdf"
 
 @pytest.fixture(scope="module")
 def samples(fast_samples_root):
-    ws = Workspace(fast_samples_root)
+    ws = open_workspace(fast_samples_root)
     import_gold(ws, parse_gold_jsonl(GOLD.read_text(encoding="utf-8")))
     yield ws
     ws.close()

@@ -14,7 +14,7 @@ from core.export.docling import docling_export_for, export_docling, file_name
 from core.forms.fields import extract_fields
 from core.ingest.importers import import_file, parse_import
 from core.model import Document, Element, Page, element_id
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 from tests.importer_support import FIXTURES, need_peer
 
 docling_doc = pytest.importorskip("docling_core.types.doc")
@@ -80,7 +80,7 @@ def test_form_fields_become_a_key_value_graph_with_empty_values_kept():
 
 
 def test_corrections_flow_into_the_export(tmp_path):
-    ws = Workspace(tmp_path)
+    ws = open_workspace(tmp_path)
     doc = import_file(ws, FIXTURES / "docling_small.json", "docling").document
     body = next(e for e in doc.elements() if e.text == "本規程は経費精算の手続を定める。")
     reference = next(e for e in doc.elements() if e.category is Category.REFERENCE)
@@ -97,7 +97,7 @@ def test_redacted_values_never_appear_in_the_export(tmp_path):
     out = json.dumps(export_docling(imported("textract_small.json", "textract")), ensure_ascii=False)
     assert "Taro" not in out and "Yamada" not in out and "[REDACTED]" in out
 
-    ws = Workspace(tmp_path)
+    ws = open_workspace(tmp_path)
     doc = import_file(ws, FIXTURES / "docling_small.json", "docling").document
     assert "経理部" in json.dumps(docling_export_for(ws, doc.doc_id), ensure_ascii=False)
     field = next(f for f in extract_fields(doc) if f.key == "所属")

@@ -10,7 +10,7 @@ from core.chunks.policy import DEFAULT
 from core.export.formats import FORMATS, export, file_name, llamaindex_records, to_jsonl, to_langchain, to_llamaindex
 from core.ingest.pipeline import ingest_path
 from core.model import Chunk, SourceRef
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 from chunk_fixtures import SAMPLES, squash, truth_document
 
 # What LlamaIndex's TextNode.to_dict() writes (llama-index-core schema.py: BaseNode + TextNode fields
@@ -108,7 +108,7 @@ def test_every_format_round_trips_the_record(values):
 @pytest.fixture(scope="module")
 def flat_form(tmp_path_factory):
     root = tmp_path_factory.mktemp("cli")
-    ws = Workspace(root / "ws")
+    ws = open_workspace(root / "ws")
     doc_id = ingest_path(ws, SAMPLES / "shinseisho_flat.pdf", engine="fast").record.doc_id
     ws.close()
     return root, doc_id

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from core.cli import main as cli_main
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 
 pytest.importorskip("langchain_community.retrievers")
 pytest.importorskip("llama_index.retrievers.bm25")
@@ -25,7 +25,7 @@ def readme_example() -> str:
 
 
 def test_the_readme_example_runs_and_finds_the_table_of_limits(fast_samples_root, tmp_path, capsys):
-    ws = Workspace(fast_samples_root)
+    ws = open_workspace(fast_samples_root)
     doc_id = next(d.doc_id for d in ws.documents() if d.source == "keihi_seisan_kitei.pdf")
     ws.close()
     for fmt, extra in (("langchain", ["--metadata", "flat"]), ("llamaindex", [])):

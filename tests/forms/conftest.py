@@ -22,9 +22,9 @@ def acro_bytes() -> bytes:
 
 @pytest.fixture(scope="module")
 def acro(tmp_path_factory, acro_bytes):
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
-    ws = Workspace(tmp_path_factory.mktemp("acro"))
+    ws = open_workspace(tmp_path_factory.mktemp("acro"))
     record = ingest_bytes(ws, acro_bytes, "shinsei.pdf", engine="fast").record
     yield ws, record.doc_id
     ws.close()
@@ -32,12 +32,12 @@ def acro(tmp_path_factory, acro_bytes):
 
 @pytest.fixture(scope="module")
 def flat_fields(tmp_path_factory):
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
     path = ROOT / "sample_docs" / "shinseisho_flat.pdf"
     if not path.exists():
         pytest.skip("sample_docs/shinseisho_flat.pdf missing: run python sample_docs/generate.py")
-    ws = Workspace(tmp_path_factory.mktemp("flat"))
+    ws = open_workspace(tmp_path_factory.mktemp("flat"))
     record = ingest_path(ws, path, engine="fast").record
     doc = corrected_document(ws, record.doc_id)
     yield doc, extract_fields(doc), json.loads(path.with_suffix(".truth.json").read_text(encoding="utf-8"))

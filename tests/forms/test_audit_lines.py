@@ -11,9 +11,9 @@ from form_fixtures import acroform_pdf, by_key
 
 
 def test_a_check_box_is_named_by_its_label_and_an_undo_says_what_it_undid(tmp_path):
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     doc_id = ingest_bytes(ws, acroform_pdf(), "shinsei.pdf", engine="fast").record.doc_id
     box = by_key(extract_fields(corrected_document(ws, doc_id)), "宿泊費")
     record_events(ws, doc_id, [{"kind": "set_selection", "target": box.value_ref, "state": "selected"}], "rev")

@@ -16,11 +16,11 @@ _BYTES: list[bytes] = []
 
 
 def _fresh(tmp_path):
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
     if not _BYTES:
         _BYTES.append(acroform_pdf())
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     rec = ingest_bytes(ws, _BYTES[0], "shinsei.pdf", engine="fast").record
     return ws, rec.doc_id
 
@@ -50,7 +50,7 @@ def test_pair_gives_a_value_a_new_key_with_the_same_stable_field_id(tmp_path):
 
 def test_set_value_redact_unredact_and_unpair_are_replayed_and_survive_a_restart(tmp_path):
     from core.review.corrections import clear_cache
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
     ws, doc_id = _fresh(tmp_path)
     dest = by_key(extract_fields(corrected_document(ws, doc_id)), "出張先")
@@ -60,7 +60,7 @@ def test_set_value_redact_unredact_and_unpair_are_replayed_and_survive_a_restart
                                {"kind": "unredact", "field": name.id}], "rev")
     ws.close()
     clear_cache()
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     fields = {f.id: f for f in extract_fields(corrected_document(ws, doc_id))}
     assert fields[dest.id].value == "名古屋支店" and fields[dest.id].redacted
     assert fields[dest.id].to_dict()["value"] == REDACTED

@@ -68,23 +68,23 @@ def test_prose_pages_yield_no_fields():
 @pytest.mark.parametrize("relative", ["pdfs/ja/kyokuyo_kessan_tanshin_H26_p15_twotables.pdf",
                                       "pdfs/spreads_landscape/mitsubishi_electric_ar2021_p62-63_spread.pdf"])
 def test_ruled_financial_tables_are_not_read_as_form_fields(relative, tmp_path):
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
     path = ROOT.parent / "shared" / "realdata" / relative
     if not path.exists():
         pytest.skip(f"{path} is absent: the real third-party files are not part of the repository")
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     record = ingest_path(ws, path, engine="fast").record
     assert extract_fields(corrected_document(ws, record.doc_id)) == ()
 
 
 def test_the_sample_regulation_has_no_form_fields(tmp_path):
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
     path = ROOT / "sample_docs" / "keihi_seisan_kitei.pdf"
     if not path.exists():
         pytest.skip("sample_docs missing: run python sample_docs/generate.py")
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     record = ingest_path(ws, path, engine="fast").record
     assert extract_fields(corrected_document(ws, record.doc_id)) == ()
 
@@ -103,14 +103,14 @@ def test_dates_with_colons_in_a_timeline_do_not_make_a_page_a_form():
 
 # ---- US-style ruled rows (tiny flattened PDFs drawn in code) ----------------------------------
 def _drawn_form_fields(tmp_path, draw) -> tuple[FormField, ...]:
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
     pdf = pymupdf.open()
     page = pdf.new_page(width=612, height=792)
     draw(page)
     for i, label in enumerate(("Name:", "Phone:", "Email:")):  # the colon labels that show a form
         page.insert_text((36, 700 + 14 * i), label, fontsize=9)
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     rec = ingest_bytes(ws, pdf.tobytes(), "drawn.pdf", engine="fast").record
     fields = extract_fields(corrected_document(ws, rec.doc_id))
     ws.close()

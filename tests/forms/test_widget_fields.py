@@ -52,12 +52,12 @@ def test_a_radio_group_is_one_field_valued_by_the_chosen_label_and_each_option_i
 
 
 def test_field_ids_are_stable_across_re_extraction_and_re_ingest(acro, acro_bytes, tmp_path):
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
     ws, doc_id = acro
     first = {f.key: f.id for f in extract_fields(corrected_document(ws, doc_id))}
     again = {f.key: f.id for f in extract_fields(corrected_document(ws, doc_id))}
-    other = Workspace(tmp_path / "other")
+    other = open_workspace(tmp_path / "other")
     rec = ingest_bytes(other, acro_bytes, "shinsei.pdf", engine="fast").record
     fresh = {f.key: f.id for f in extract_fields(corrected_document(other, rec.doc_id))}
     assert first == again == fresh
@@ -101,12 +101,12 @@ def _widget_truth(path: Path):
                                   "pdf_form_example_all_widget_types.pdf"])
 def test_the_widget_path_is_exact_on_real_acroforms(name, tmp_path):
     from core.geometry import iou
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
     path = FORMS_DIR / name
     if not path.exists():
         pytest.skip(f"{path} is absent: the real third-party forms are not part of the repository")
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     record = ingest_path(ws, path, engine="fast").record
     every = extract_fields(corrected_document(ws, record.doc_id))
     truth = _widget_truth(path)

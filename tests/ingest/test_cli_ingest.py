@@ -11,7 +11,7 @@ import pymupdf
 
 from core.cli import main
 from core.store.records import doc_id_for, sha256_of
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 from pdf_builders import build_pdf, paragraph
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +52,7 @@ def test_a_bad_file_is_reported_on_stderr_and_the_others_are_still_ingested(tmp_
     assert [line["source"] for line in lines] == ["good.pdf"]
     assert "error: empty.pdf is empty" in err
     assert "error: cannot read" in err and "missing.pdf" in err
-    assert [r.source for r in Workspace(tmp_path / "ws").documents()] == ["good.pdf"]
+    assert [r.source for r in open_workspace(tmp_path / "ws").documents()] == ["good.pdf"]
 
 
 def test_password_option_opens_an_encrypted_pdf(tmp_path, capsys):

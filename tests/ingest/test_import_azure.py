@@ -13,7 +13,7 @@ from PIL import Image
 from core.categories import LABEL_MAPS, Category
 from core.errors import BadInput, MalformedImport
 from core.ingest.importers import import_file, page_source, parse_import
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 from tests.importer_support import FIXTURES, box_text_match, category_counts, need_peer, pdf_with_texts
 
 V4 = FIXTURES / "azure_v4_small.json"
@@ -145,7 +145,7 @@ def test_v21_lines_tables_and_selection_marks_in_pixels():
 def test_an_image_given_as_the_page_becomes_a_one_page_pdf_and_pixels_scale_to_it(tmp_path):
     buffer = io.BytesIO()
     Image.new("RGB", (1000, 1400), "white").save(buffer, format="PNG", dpi=(144, 144))
-    ws = Workspace(tmp_path)
+    ws = open_workspace(tmp_path)
     result = import_file(ws, V21, "azure", pdf=buffer.getvalue())
     page = result.document.page(1)
     assert page.notice is None and (page.width, page.height) == (500, 700)  # 1000 px at 144 dpi = 500 pt
@@ -167,7 +167,7 @@ def test_an_image_given_as_the_page_becomes_a_one_page_pdf_and_pixels_scale_to_i
 def test_v4_schema_faults_name_what_is_wrong_and_leave_the_workspace_unchanged(tmp_path, mutate, message):
     payload = json.loads(V4.read_text(encoding="utf-8"))
     mutate(payload["analyzeResult"])
-    ws = Workspace(tmp_path)
+    ws = open_workspace(tmp_path)
     with pytest.raises(BadInput) as err:
         import_file(ws, json.dumps(payload).encode(), "azure", name="bad.json")
     assert message in str(err.value)
@@ -178,7 +178,7 @@ def test_v21_schema_fault_is_named(tmp_path):
     payload = json.loads(V21.read_text(encoding="utf-8"))
     del payload["analyzeResult"]["readResults"][0]["lines"][0]["boundingBox"]
     with pytest.raises(MalformedImport, match="boundingBox"):
-        import_file(Workspace(tmp_path), json.dumps(payload).encode(), "azure")
+        import_file(open_workspace(tmp_path), json.dumps(payload).encode(), "azure")
 
 
 def test_a_textract_file_given_as_azure_says_which_format_it_is():
@@ -234,7 +234,7 @@ def test_real_v21_result_imports_with_the_sources_own_counts_and_boxes_on_the_pd
                  for c in t["cells"] for x in c["elements"]}
     lines = sum(1 for r, rr in enumerate(result["readResults"]) for n, _ in enumerate(rr["lines"])
                 if (r, n) not in in_tables)
-    doc = import_file(Workspace(tempfile.mkdtemp()), path, "azure", pdf=pdf).document
+    doc = import_file(open_workspace(tempfile.mkdtemp()), path, "azure", pdf=pdf).document
     assert category_counts(doc) == {
         "text": lines, "table": sum(len(pr["tables"]) for pr in result["pageResults"]),
         "selection_mark": sum(len(rr.get("selectionMarks", [])) for rr in result["readResults"])}

@@ -10,7 +10,7 @@ import pytest
 from core.categories import LABEL_MAPS, Category
 from core.errors import BadInput, MalformedImport
 from core.ingest.importers import import_file, parse_import
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 from apptest_helpers import sample_workspace  # noqa: F401  (a fixture)
 from tests.importer_support import (
     FIXTURES, box_text_match, category_counts, need_peer, pdf_with_texts,
@@ -154,15 +154,15 @@ def test_the_same_file_gives_the_same_element_ids():
 
 
 def test_without_a_pdf_pages_are_blank_of_the_sources_size_with_a_notice(tmp_path):
-    result = import_file(Workspace(tmp_path), FIXTURE, "docling")
+    result = import_file(open_workspace(tmp_path), FIXTURE, "docling")
     page = result.document.page(1)
     assert (page.width, page.height) == (595, 842) and page.notice == "no source PDF: blank page"
     assert result.created and result.record.engine == "docling"
-    assert Workspace(tmp_path).document_pdf(result.record.doc_id) is None
+    assert open_workspace(tmp_path).document_pdf(result.record.doc_id) is None
 
 
 def test_with_a_pdf_the_pdf_is_stored_and_the_doc_id_comes_from_it(tmp_path):
-    ws = Workspace(tmp_path)
+    ws = open_workspace(tmp_path)
     pdf = pdf_with_texts((595, 842), PLACED, pages=2)
     result = import_file(ws, FIXTURE, "docling", pdf=pdf)
     from core.store.records import doc_id_for, sha256_of
@@ -187,7 +187,7 @@ def test_cli_reports_a_wrong_format_on_stderr_and_exits_non_zero(tmp_path, capsy
 
     assert main(["import", str(FIXTURE), "--format", "textract", "--workspace", str(tmp_path)]) != 0
     assert "--format docling" in capsys.readouterr().err
-    assert Workspace(tmp_path).documents() == []
+    assert open_workspace(tmp_path).documents() == []
 
 
 # ---- bad input -----------------------------------------------------------------------------------
@@ -214,7 +214,7 @@ def _payload():
 ], ids=["truncated-json", "empty", "binary", "a-list", "said-azure", "said-textract", "version-2", "no-pages",
         "unknown-label", "prov-without-bbox", "page-not-described"])
 def test_bad_input_names_what_is_wrong_and_leaves_the_workspace_unchanged(tmp_path, data, fmt, message):
-    ws = Workspace(tmp_path)
+    ws = open_workspace(tmp_path)
     with pytest.raises(BadInput) as err:
         import_file(ws, data, fmt, name="bad.json")
     assert message in str(err.value)
@@ -222,7 +222,7 @@ def test_bad_input_names_what_is_wrong_and_leaves_the_workspace_unchanged(tmp_pa
 
 
 def test_a_pdf_with_fewer_pages_than_the_output_is_refused_before_anything_is_stored(tmp_path):
-    ws = Workspace(tmp_path)
+    ws = open_workspace(tmp_path)
     one_page = pdf_with_texts((595, 842), [], pages=1)
     with pytest.raises(MalformedImport, match="only 1 page"):
         import_file(ws, FIXTURE, "docling", pdf=one_page)
@@ -231,7 +231,7 @@ def test_a_pdf_with_fewer_pages_than_the_output_is_refused_before_anything_is_st
 
 def test_a_pdf_argument_that_is_not_a_pdf_or_image_is_refused(tmp_path):
     with pytest.raises(BadInput, match="neither a PDF nor"):
-        import_file(Workspace(tmp_path), FIXTURE, "docling", pdf=b"hello")
+        import_file(open_workspace(tmp_path), FIXTURE, "docling", pdf=b"hello")
 
 
 # ---- real Docling outputs ------------------------------------------------------------------------
@@ -270,7 +270,7 @@ def test_real_docling_captions_stay_linked_to_their_items(stem):
 @pytest.mark.parametrize("stem", REAL)
 def test_real_docling_boxes_land_on_the_pdf_text(stem):
     path, pdf = need_peer(stem + ".docling.json"), need_peer(stem + ".pdf")
-    doc = import_file(Workspace(Path(pytest.importorskip("tempfile").mkdtemp())), path, "docling", pdf=pdf).document
+    doc = import_file(open_workspace(Path(pytest.importorskip("tempfile").mkdtemp())), path, "docling", pdf=pdf).document
     matched, total, misses = box_text_match(doc, pdf)
     print(f"{stem}: {matched}/{total} imported boxes hold their text in the PDF")
     assert total > 10 and matched / total >= 0.95, misses
@@ -289,25 +289,25 @@ def _upload_import(at, name, data, fmt, page=None):
 def test_documents_page_imports_a_parser_output_and_selects_it(sample_workspace):
     from apptest_helpers import open_page, texts
 
-    before = {r.doc_id for r in Workspace(sample_workspace).documents()}
+    before = {r.doc_id for r in open_workspace(sample_workspace).documents()}
     at = open_page("pages/documents.py", sample_workspace)
     at = _upload_import(at, "keihi_small.docling.json", FIXTURE.read_bytes(), "docling")
     assert not at.exception, [e.value for e in at.exception]
     shown = texts(at).replace("\\", "")  # the page escapes markdown specials in file names and messages
     assert "Imported keihi_small.docling.json" in shown and "no source PDF: blank page" in shown
-    added = {r.doc_id: r for r in Workspace(sample_workspace).documents()}.keys() - before
+    added = {r.doc_id: r for r in open_workspace(sample_workspace).documents()}.keys() - before
     assert len(added) == 1 and at.session_state["rli:doc_id"] in added
 
 
 def test_documents_page_says_what_is_wrong_with_a_bad_import_and_stores_nothing(sample_workspace):
     from apptest_helpers import open_page
 
-    before = [r.doc_id for r in Workspace(sample_workspace).documents()]
+    before = [r.doc_id for r in open_workspace(sample_workspace).documents()]
     at = open_page("pages/documents.py", sample_workspace)
     at = _upload_import(at, "azure.json", (FIXTURES / "azure_v4_small.json").read_bytes(), "docling")
     assert not at.exception
     assert any("--format azure" in e.value.replace("\\", "") for e in at.error)
-    assert [r.doc_id for r in Workspace(sample_workspace).documents()] == before
+    assert [r.doc_id for r in open_workspace(sample_workspace).documents()] == before
 
 
 def test_documents_page_offers_the_corrected_document_as_docling_json(sample_workspace):
@@ -343,7 +343,7 @@ def _known_gap(path):
 @pytest.mark.parametrize("path", peer_outputs(), ids=lambda p: p.name)
 def test_every_real_parser_output_imports_with_and_without_its_pdf(path, tmp_path):
     fmt = path.relative_to(path.parents[2]).parts[0]  # peer_outputs/<format>/<case>/<file>.json
-    ws = Workspace(tmp_path)
+    ws = open_workspace(tmp_path)
     bare = import_file(ws, path, fmt).document
     assert sum(1 for _ in bare.elements()) > 10
     pdfs = sorted(path.parent.glob("*.pdf"))

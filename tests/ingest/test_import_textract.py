@@ -11,7 +11,7 @@ import pytest
 from core.categories import LABEL_MAPS, Category
 from core.errors import BadInput, MalformedImport
 from core.ingest.importers import import_file, page_source, parse_import
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 from tests.importer_support import FIXTURES, box_text_match, category_counts, need_peer, pdf_with_texts
 
 FIXTURE = FIXTURES / "textract_small.json"
@@ -144,7 +144,7 @@ def test_without_layout_lines_are_the_text_and_page_fields_place_blocks_on_their
 def test_schema_faults_name_what_is_wrong_and_leave_the_workspace_unchanged(tmp_path, mutate, message):
     payload = json.loads(FIXTURE.read_text())
     mutate(payload)
-    ws = Workspace(tmp_path)
+    ws = open_workspace(tmp_path)
     with pytest.raises(BadInput) as err:
         import_file(ws, json.dumps(payload).encode(), "textract", name="bad.json")
     assert message in str(err.value)
@@ -174,7 +174,7 @@ def source_counts(blocks) -> Counter:
 def test_real_textract_response_imports_with_the_sources_own_counts(name):
     path, page = (need_peer(p) for p in REAL[name])
     blocks = json.loads(path.read_text())["Blocks"]
-    doc = import_file(Workspace(tempfile.mkdtemp()), path, "textract", pdf=page).document
+    doc = import_file(open_workspace(tempfile.mkdtemp()), path, "textract", pdf=page).document
     assert category_counts(doc) == dict(source_counts(blocks))
 
 
@@ -199,7 +199,7 @@ def test_real_textract_keys_point_at_their_values_and_titles_at_their_tables(nam
 
 def test_real_invoice_boxes_land_on_the_pdf_text():
     path, pdf = (need_peer(p) for p in REAL["invoice"])
-    doc = import_file(Workspace(tempfile.mkdtemp()), path, "textract", pdf=pdf).document
+    doc = import_file(open_workspace(tempfile.mkdtemp()), path, "textract", pdf=pdf).document
     matched, total, misses = box_text_match(doc, pdf)
     print(f"textract invoice: {matched}/{total} imported boxes hold their text in the PDF; misses: {misses}")
     assert matched / total >= 0.95, misses
@@ -207,7 +207,7 @@ def test_real_invoice_boxes_land_on_the_pdf_text():
 
 def test_real_form_image_becomes_the_page_and_selection_states_are_kept():
     path, png = (need_peer(p) for p in REAL["form"])
-    ws = Workspace(tempfile.mkdtemp())
+    ws = open_workspace(tempfile.mkdtemp())
     result = import_file(ws, path, "textract", pdf=png)
     page = result.document.page(1)
     assert page.notice is None and ws.document_pdf(result.record.doc_id) is not None
@@ -266,7 +266,7 @@ def test_the_real_paystub_with_queries_imports_with_its_answers_as_fields():
     want = {b["Query"]["Text"]: blocks[r["Ids"][0]]["Text"] for b in blocks.values() if b["BlockType"] == "QUERY"
             for r in b["Relationships"] if r["Type"] == "ANSWER"}
     assert len(want) == 3
-    result = import_file(Workspace(tempfile.mkdtemp()), path, "textract", pdf=image)
+    result = import_file(open_workspace(tempfile.mkdtemp()), path, "textract", pdf=image)
     fields = {f.key: f for f in extract_fields(result.document)}
     assert {k: fields[k].value for k in want} == want
     assert all(fields[k].value_bbox for k in want)

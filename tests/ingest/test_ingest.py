@@ -4,7 +4,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import sqlite3
 from collections import Counter
 from pathlib import Path
 
@@ -17,6 +16,8 @@ from core.ingest.pdf import parse_pdf
 from core.ingest.pipeline import ingest_bytes, ingest_path
 from core.store.records import doc_id_for, sha256_of
 from core.store.workspace import Workspace
+from core.store.opening import open_workspace
+from store_backends import table_rows
 from pdf_builders import build_pdf, html, paragraph, ruled_table, text
 from truth_match import format_table, load_truth, recall_by_category
 
@@ -37,8 +38,7 @@ def two_page_report(page_size=(595, 842)) -> bytes:
 
 
 def machine_rows(ws: Workspace) -> list[tuple]:
-    with sqlite3.connect(ws.db_path) as db:
-        return db.execute("SELECT doc_id, engine, created_at FROM machine_docs ORDER BY doc_id, engine").fetchall()
+    return sorted((row[0], row[1], row[-1]) for row in table_rows(ws)["machine_docs"])
 
 
 # ---- storing, identity, no repeated work --------------------------------------------------------
@@ -288,7 +288,7 @@ FLAT_FORM_GAPS = {"form_field"}  # drawn value boxes of a flattened form are pai
 
 def test_layout_engine_finds_each_category_of_the_samples(layout_samples):
     root, pdfs, lines = layout_samples
-    ws = Workspace(root)
+    ws = open_workspace(root)
     table, failures = {}, []
     for line, pdf in zip(lines, pdfs):
         scores = recall_by_category(ws.load_machine_document(line["doc_id"]), load_truth(Path(pdf)))

@@ -11,7 +11,7 @@ import pytest
 from core.categories import Category
 from core.model import Document, Element, Page, element_id
 from core.refine.spread import analyse_page, find_gutter, order_page, spreads
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 from tests.importer_support import REALDATA
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_docs"
@@ -91,7 +91,7 @@ def a3():
         pytest.skip("sample_docs/spread_a3.pdf is not generated (python sample_docs/generate.py)")
     from core.ingest.pipeline import ingest_path
 
-    ws = Workspace(tempfile.mkdtemp())
+    ws = open_workspace(tempfile.mkdtemp())
     result = ingest_path(ws, pdf, engine="fast")
     truth = json.loads((SAMPLE / "spread_a3.truth.json").read_text(encoding="utf-8"))
     return ws, ws.load_machine_document(result.record.doc_id, "fast"), truth
@@ -139,7 +139,7 @@ def test_real_annual_report_spread_splits_at_its_gutter_with_both_page_numbers()
         pytest.skip(f"real spread PDF absent ({REALDATA} is not here in a fresh clone)")
     from core.ingest.pipeline import ingest_path
 
-    ws = Workspace(tempfile.mkdtemp())
+    ws = open_workspace(tempfile.mkdtemp())
     doc = ws.load_machine_document(ingest_path(ws, pdf, engine="fast").record.doc_id, "fast")
     page = doc.page(1)
     layout = analyse_page(page)

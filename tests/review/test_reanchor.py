@@ -6,6 +6,7 @@ from core.categories import Category
 from core.review.corrections import corrected_document, corrected_view, record_events
 from core.review.reanchor import Anchor, find_anchor, plan_reanchoring, reviewer_element_id, text_similarity
 from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 from review_fixtures import build_pdf, by_text, machine_document, picture
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_docs" / "keihi_seisan_kitei.pdf"
@@ -103,7 +104,7 @@ def test_sample_document_fast_to_layout_reanchors_most_events_and_lists_the_rest
     subset.select([1, 3])  # the table page and the figure page: the layout model is slow, two pages do
     pdf = tmp_path / "keihi_p2_p4.pdf"
     subset.save(pdf)
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     record = ingest_path(ws, pdf, engine="fast").record
     fast = ws.load_machine_document(record.doc_id)
     events = [{"kind": "relabel", "target": e.id, "category": e.category.value} for e in fast.elements()]

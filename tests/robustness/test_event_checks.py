@@ -7,14 +7,14 @@ import json
 import pytest
 
 from core.cli import main
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 
 
 @pytest.fixture(scope="module")
 def flat(tmp_path_factory, sample_docs):
     root = tmp_path_factory.mktemp("events")
     assert main(["ingest", str(sample_docs / "shinseisho_flat.pdf"), "--engine", "fast", "--workspace", str(root)]) == 0
-    ws = Workspace(root)
+    ws = open_workspace(root)
     doc_id = ws.documents()[0].doc_id
     ws.close()
     return root, doc_id
@@ -24,7 +24,7 @@ def fields_and_elements(root, doc_id):
     from core.forms.fields import document_fields
     from core.review.corrections import corrected_document
 
-    ws = Workspace(root)
+    ws = open_workspace(root)
     try:
         return document_fields(ws, doc_id), list(corrected_document(ws, doc_id).elements())
     finally:
@@ -51,12 +51,12 @@ def test_a_bad_event_on_line_2_is_refused_with_its_line_and_nothing_is_appended(
     root, doc_id = flat
     fields, elements = fields_and_elements(root, doc_id)
     good = {"kind": "redact", "field": fields[0].id}
-    ws = Workspace(root)
+    ws = open_workspace(root)
     head = ws.head(doc_id)
     ws.close()
     code, err = run_correct(root, doc_id, tmp_path, [good, bad], capsys)
     assert code == 2 and "line 2" in err and says in err and "nothing was appended" in err, err
-    ws = Workspace(root)
+    ws = open_workspace(root)
     assert ws.head(doc_id) == head
     ws.close()
 
@@ -72,7 +72,7 @@ def test_a_field_made_by_a_pair_earlier_in_the_file_can_be_named(flat, tmp_path,
     free = [e for e in elements if e.id not in used and e.text.strip() and e.category.value == "text"]
     key, value = free[0], free[1]
     pair = {"kind": "pair", "key": key.id, "value": value.id}
-    ws = Workspace(root)
+    ws = open_workspace(root)
     made = {f.id for f in extract_fields(corrected_document(ws, doc_id), [pair])} - {f.id for f in fields}
     ws.close()
     assert made, "the pair makes a field"

@@ -70,9 +70,9 @@ def test_mutated_pdfs_through_ingest_import_and_the_commands_that_read_them(seed
 def _events_file(root: Path, doc_id: str) -> str:
     from core.forms.fields import document_fields
     from core.review.corrections import corrected_document
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
-    ws = Workspace(root)
+    ws = open_workspace(root)
     doc = corrected_document(ws, doc_id)
     fields = document_fields(ws, doc_id)
     ws.close()

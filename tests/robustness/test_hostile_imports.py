@@ -10,6 +10,7 @@ from core.cli import main
 from core.errors import BadInput, MalformedImport
 from core.ingest.importers import import_file
 from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 from importer_support import FIXTURES, pdf_with_texts
 
 DOCLING = FIXTURES / "docling_small.json"
@@ -77,14 +78,14 @@ def test_deep_nesting_is_refused_by_import_correct_and_gold_import(tmp_path, cap
     bomb.write_text('{"schema_name": "DoclingDocument", "x": ' + deep(levels) + "}", encoding="utf-8")
     line = tmp_path / "bomb.jsonl"
     line.write_text('{"kind": "relabel", "x": ' + deep(levels) + "}\n", encoding="utf-8")
-    ws = Workspace(root)
+    ws = open_workspace(root)
     before = (snapshot(ws), ws.head(doc_id), ws.gold_items())
     ws.close()
     for argv in (["import", str(bomb), "--format", "docling"], ["correct", doc_id, "--events", str(line)],
                  ["gold", "import", str(line)]):
         assert main([*argv, "--workspace", str(root)]) == 2, argv
         assert "nested deeper than" in capsys.readouterr().err
-    ws = Workspace(root)
+    ws = open_workspace(root)
     assert (snapshot(ws), ws.head(doc_id), ws.gold_items()) == before
     ws.close()
 

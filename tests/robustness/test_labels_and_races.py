@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from core.store.records import sha256_of
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 from core.text import MAX_LABEL_CHARS, file_label
 from pdf_builders import build_pdf, text
 
@@ -34,13 +34,13 @@ def test_an_ingest_and_an_import_store_only_the_base_name(workspace, sample_docs
 def test_concurrent_store_pdf_calls_for_the_same_file_all_succeed(tmp_path):
     """Eight writers at once, ten rounds, each round a file none of them has stored yet."""
     root = tmp_path / "ws"
-    Workspace(root).close()
+    open_workspace(root).close()
     errors: list[BaseException] = []
     barrier = threading.Barrier(8)
     payloads = [build_pdf(lambda page, n=n: text(page, 72, 72, f"round {n}")) for n in range(10)]
 
     def writer() -> None:
-        ws = Workspace(root)
+        ws = open_workspace(root)
         try:
             for data in payloads:
                 barrier.wait()
@@ -56,7 +56,7 @@ def test_concurrent_store_pdf_calls_for_the_same_file_all_succeed(tmp_path):
     for t in threads:
         t.join()
     assert errors == []
-    ws = Workspace(root)
+    ws = open_workspace(root)
     assert all(ws.pdf_path(sha256_of(d)).read_bytes() == d for d in payloads)
     assert not list(ws.pdf_dir.glob("*.tmp")), "no temporary file is left behind"
     ws.close()
@@ -66,12 +66,12 @@ def test_concurrent_ingests_of_the_same_file_all_succeed(tmp_path, sample_docs):
     from core.ingest.pipeline import ingest_bytes
 
     root = tmp_path / "ws"
-    Workspace(root).close()
+    open_workspace(root).close()
     data = (sample_docs / "shinseisho_flat.pdf").read_bytes()
     results, errors = [], []
 
     def ingest() -> None:
-        ws = Workspace(root)
+        ws = open_workspace(root)
         try:
             results.append(ingest_bytes(ws, data, "shinseisho_flat.pdf", engine="fast").record.doc_id)
         except BaseException as err:  # noqa: BLE001

@@ -137,6 +137,72 @@ def test_a_url_that_is_not_postgresql_is_refused_before_connecting(tmp_path):
 
 def test_without_a_url_the_sqlite_folder_is_opened(tmp_path, monkeypatch):
     monkeypatch.delenv("RLI_DATABASE_URL", raising=False)
+    monkeypatch.delenv("RLI_DATABASE_SERVER", raising=False)
     ws = open_workspace(tmp_path / "ws")
     assert isinstance(ws, Workspace)
+    ws.close()
+
+
+def test_with_a_database_server_each_folder_is_its_own_database(pg_server, tmp_path, monkeypatch):
+    monkeypatch.delenv("RLI_DATABASE_URL", raising=False)
+    monkeypatch.setenv("RLI_DATABASE_SERVER", pg_server.url())
+    first, second = open_workspace(tmp_path / "corpus a"), open_workspace(tmp_path / "corpus b")
+    try:
+        assert isinstance(first, PostgresWorkspace) and first.root == tmp_path / "corpus a"
+        first.save_machine_document(make_doc(), 9)
+        assert [r.doc_id for r in first.documents()] == [make_doc().doc_id]
+        assert second.documents() == []  # the other folder's database is another workspace
+        again = open_workspace(tmp_path / "corpus a")  # a second process opening the folder finds the same data
+        assert [r.doc_id for r in again.documents()] == [make_doc().doc_id]
+        assert "corpus_a" in again.url
+        again.close()
+    finally:
+        first.close()
+        second.close()
+
+
+def refuse_machine_saves(ws) -> None:
+    """A real database failure at the save after the PDF is stored (a trigger, as a full disk or a
+    lost connection would fail it), on either backend."""
+    if isinstance(ws, PostgresWorkspace):
+        with ws.transaction() as db:
+            db.execute("CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$ "
+                       "LANGUAGE plpgsql")
+            db.execute("CREATE TRIGGER refuse BEFORE INSERT ON machine_docs FOR EACH ROW EXECUTE FUNCTION refuse()")
+    else:
+        with sqlite3.connect(ws.db_path) as db:
+            db.execute("CREATE TRIGGER refuse BEFORE INSERT ON machine_docs BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+
+
+def test_an_ingest_whose_save_fails_leaves_no_pdf_behind(workspace):
+    from core.ingest.pipeline import ingest_bytes
+    from pdf_builders import build_pdf, paragraph
+    from store_backends import table_rows
+
+    kept = ingest_bytes(workspace, build_pdf(lambda p: paragraph(p, 72, 90, ["既にある文書です。"])), "kept.pdf",
+                        engine="fast").record
+    refuse_machine_saves(workspace)
+    before = table_rows(workspace), sorted(p.name for p in workspace.pdf_dir.iterdir())
+    with pytest.raises(Exception, match="disk full"):
+        ingest_bytes(workspace, build_pdf(lambda p: paragraph(p, 72, 90, ["保存に失敗する文書です。"])), "new.pdf",
+                     engine="fast")
+    assert (table_rows(workspace), sorted(p.name for p in workspace.pdf_dir.iterdir())) == before
+    assert workspace.document_pdf(kept.doc_id).exists()  # the PDF a document refers to stays
+
+
+def test_a_dropped_postgresql_connection_is_one_message_and_the_next_call_reconnects(pg_url, tmp_path):
+    import psycopg
+
+    ws = PostgresWorkspace(pg_url, cache=tmp_path)
+    doc = make_doc()
+    ws.save_machine_document(doc, 9)
+    with psycopg.connect(pg_url, autocommit=True) as admin:  # what a server restart does to the app's connection
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                      "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+    with pytest.raises(DatabaseUnavailable, match="lost the connection") as caught:
+        ws.documents()
+    assert "Traceback" not in str(caught.value) and "nothing was changed" in str(caught.value)
+    assert [r.doc_id for r in ws.documents()] == [doc.doc_id]  # the next call works again
+    ws.append_events(doc.doc_id, [REVIEWED], "alice", expected_head=0)
+    assert ws.head(doc.doc_id) == 1
     ws.close()

@@ -67,3 +67,10 @@ def test_the_cli_reads_a_postgresql_workspace_with_database_url(filled_sqlite, p
     assert cli.main(["elements", doc_id, "--machine", "--database-url", pg_url,
                      "--workspace", str(tmp_path / "cache")]) == 0
     assert "本文" in capsys.readouterr().out
+
+
+def test_migrating_a_folder_that_holds_no_sqlite_workspace_is_refused_and_creates_nothing(tmp_path, pg_url, capsys):
+    missing = tmp_path / "not-a-workspace"
+    assert cli.main(["migrate", "--workspace", str(missing), "--to", pg_url]) == 2
+    assert "no SQLite workspace in" in capsys.readouterr().err
+    assert not missing.exists()
