@@ -11,9 +11,19 @@ from core.store.opening import reopen  # noqa: F401 (re-exported for the tests)
 
 
 def address(ws) -> tuple[str, str]:
-    """(workspace folder, database URL or "") that `open_workspace` turns back into this store."""
+    """(workspace folder, database URL or "") that `open_workspace` turns back into this store, in a
+    child started with child_env(ws)."""
     url = getattr(ws, "url", "")
     return (str(ws.root.parent) if url else str(ws.root)), url
+
+
+def child_env(ws, **extra: str) -> dict[str, str]:
+    """The environment for a child process that opens `ws` by its address: a SQLite store stays
+    SQLite even in a PostgreSQL run (where RLI_DATABASE_SERVER would bind its folder to a database)."""
+    env = {**os.environ, **extra}
+    if not getattr(ws, "url", ""):
+        env.pop(SERVER_ENV, None)
+    return env
 
 
 def table_rows(ws) -> dict[str, list[tuple]]:

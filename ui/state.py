@@ -19,7 +19,7 @@ from core.review.corrections import corrected_document
 from core.store.records import DocumentRecord, workspace_root
 from core.errors import InspectorError
 from core.store.interface import WorkspaceStore
-from core.store.opening import open_workspace
+from core.store.opening import SERVER_ENV, database_name_for, open_workspace
 from core.store.schema import redacted_url
 
 DOC_KEY = "rli:doc_id"

@@ -22,7 +22,7 @@ from core.review.replay import ReplayCache, replay
 from core.review.undo import NothingToUndo, redo_last, undo_last, undo_state
 from core.store.records import StoredEvent
 from review_fixtures import by_text, picture, stored_document
-from store_backends import address, reopen
+from store_backends import address, child_env, reopen
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -383,7 +383,7 @@ def test_confirmed_events_survive_a_kill_9_of_the_writer(stored_on_both):
     footer = by_text(doc, "1 / 2")
     folder, url = address(ws)
     proc = subprocess.Popen([sys.executable, "-c", WRITER, folder, doc.doc_id, footer.id, url],
-                            cwd=REPO, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+                            cwd=REPO, stdout=subprocess.PIPE, text=True, env=child_env(ws, PYTHONPATH=str(REPO)))
     confirmed = []
     deadline = time.monotonic() + 30
     while len(confirmed) < 25 and time.monotonic() < deadline:
