@@ -44,7 +44,7 @@ def document_evidence(doc: Document, policy: Policy, skip: Iterable[str] = ()) -
     """Every page's evidence; a page whose elements and context are unchanged is not rebuilt."""
     contexts = page_contexts(doc, policy, skip)
     return tuple(
-        PAGE_EVIDENCE.get((policy.fingerprint, page, contexts[page.number]),
+        PAGE_EVIDENCE.get(page, (policy.fingerprint, contexts[page.number]),
                           lambda page=page: build_page_evidence(page, policy, contexts[page.number]))
         for page in doc.pages
     )

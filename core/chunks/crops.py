@@ -28,6 +28,7 @@ from PIL import Image, ImageDraw
 from core.categories import Category
 from core.chunks.chunking import document_evidence
 from core.chunks.policy import load_policy
+from core.memo import page_memo
 from core.model import Document, Element, Page
 
 ZOOM = 2.0
@@ -178,12 +179,22 @@ def with_image_refs(doc: Document, refs: Mapping[str, str]) -> Document:
         return doc
     pages = []
     for page in doc.pages:
-        if any(e.id in refs for e in page.elements):
-            page = Page(page.number, page.width, page.height, page.rotation, page.label,
-                        tuple(e.with_attrs(image_ref=refs[e.id]) if e.id in refs and e.attr("image_ref") != refs[e.id]
-                              else e for e in page.elements), page.notice)
+        mine = tuple((e.id, refs[e.id]) for e in page.elements if e.id in refs)
+        if mine:
+            # the same page with the same crops is the same new Page object on every rebuild, so
+            # the page memos downstream (evidence, core.memo) find it again
+            page = _WITH_REFS.get(page, mine, lambda page=page, mine=mine: _page_with_refs(page, dict(mine)))
         pages.append(page)
     return doc.with_pages(pages)
+
+
+_WITH_REFS = page_memo()
+
+
+def _page_with_refs(page: Page, refs: Mapping[str, str]) -> Page:
+    return Page(page.number, page.width, page.height, page.rotation, page.label,
+                tuple(e.with_attrs(image_ref=refs[e.id]) if e.id in refs and e.attr("image_ref") != refs[e.id]
+                      else e for e in page.elements), page.notice)
 
 
 def attach_crops(ws: Any, doc: Document, policy: Any = "default", fields: Sequence[Any] | None = None) -> Document:
