@@ -37,6 +37,19 @@ class IdentityMemo:
                 self._data.popitem(last=False)
         return value
 
+    def peek(self, obj: Any, extra: Hashable) -> Any:
+        """The value stored for (obj, extra), or None."""
+        with self._lock:
+            hit = self._data.get((id(obj), extra))
+            return hit[1] if hit is not None and hit[0] is obj else None
+
+    def put(self, obj: Any, extra: Hashable, value: Any) -> None:
+        with self._lock:
+            self.misses += 1
+            self._data[(id(obj), extra)] = (obj, value)
+            while len(self._data) > self._size:
+                self._data.popitem(last=False)
+
     def clear(self) -> None:
         with self._lock:
             self._data.clear()

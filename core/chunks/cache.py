@@ -46,7 +46,10 @@ CHUNK_SETS = LRU(64)
 
 
 def clear_cache() -> None:
+    from core.chunks import resume
+
     memo.clear_all()  # PAGE_EVIDENCE and the other page memos (forms, crops)
+    resume.clear()
     CHUNK_SETS.clear()
 
 
