@@ -33,7 +33,7 @@ from core.forms.form_chunks import form_chunks
 from core.forms.redaction import REDACTED, rules_from_policy
 from core.geometry import coverage
 from core.memo import Same, page_memo
-from core.model import Chunk, Document, Element, SourceRef, freeze_attrs
+from core.model import Chunk, Document, Element, Page, SourceRef, freeze_attrs
 from core.review.structure import BREAK, CHUNK_WISH, JOIN
 from core.text import clean_text
 
@@ -455,23 +455,23 @@ def form_pages(doc: Document) -> frozenset[int]:
     them. A form page has, inside the page: an AcroForm widget or form field, a check-box glyph
     (☐ ☑ …), or at least three drawn check boxes outside any picture (drawn squares inside a
     figure are logos or bullets, and marks outside the page are printer's marks)."""
-    out = set()
-    for page in doc.pages:
-        area = (0.0, 0.0, page.width, page.height)
-        pictures = [e.bbox for e in page.elements if e.category is Category.PICTURE]
-        drawn = 0
-        for e in page.elements:
-            if coverage(e.bbox, area) < 0.5:
-                continue
-            if e.source == "widget" or e.category is Category.FORM_FIELD or (
-                    e.category is Category.SELECTION_MARK and _MARK_GLYPHS & set(e.text)):
-                out.add(page.number)
-                break
-            if e.category is Category.SELECTION_MARK and not any(coverage(e.bbox, p) > 0.5 for p in pictures):
-                drawn += 1
-        if drawn >= 3:
-            out.add(page.number)
-    return frozenset(out)
+    return frozenset(page.number for page in doc.pages
+                     if _FORM_PAGE.get(page, None, lambda page=page: _is_form_page(page)))
+
+
+def _is_form_page(page: Page) -> bool:
+    area = (0.0, 0.0, page.width, page.height)
+    pictures = [e.bbox for e in page.elements if e.category is Category.PICTURE]
+    drawn = 0
+    for e in page.elements:
+        if coverage(e.bbox, area) < 0.5:
+            continue
+        if e.source == "widget" or e.category is Category.FORM_FIELD or (
+                e.category is Category.SELECTION_MARK and _MARK_GLYPHS & set(e.text)):
+            return True
+        if e.category is Category.SELECTION_MARK and not any(coverage(e.bbox, p) > 0.5 for p in pictures):
+            drawn += 1
+    return drawn >= 3
 
 
 @dataclass(frozen=True)
@@ -560,9 +560,16 @@ def layout_chunks(doc: Document, policy: Policy, skip: Iterable[str] = ()) -> li
     # resumed from the first changed page when it can: the same drafts as a full run
     drafts = resume.assemble((doc.doc_id, doc.source, policy.fingerprint), evidence, lambda: _Assembler(doc, policy))
     # a reviewer's chunk_break is never undone by joining a small chunk to the next
-    forced = frozenset(e.id for e in doc.elements() if e.attr(CHUNK_WISH) == BREAK)
+    forced = frozenset(i for page in doc.pages for i in _BREAKS.get(page, None, lambda page=page: _breaks_on(page)))
     return with_context(_finish(doc, policy, drafts, evidence), policy.context_prefix,
                         policy.context_prefix_chars, policy.join_under_chars, policy.footnote_sentence, forced)
+
+
+_BREAKS, _FORM_PAGE = page_memo(), page_memo()
+
+
+def _breaks_on(page: Page) -> tuple[str, ...]:
+    return tuple(e.id for e in page.elements if e.attr(CHUNK_WISH) == BREAK)
 
 
 def _interleave(doc: Document, chunks: list[Chunk], field_chunks: list[Chunk]) -> list[Chunk]:

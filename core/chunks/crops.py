@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import io
 import threading
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -158,14 +159,29 @@ def ensure_crops(ws: Any, doc: Document, attachments: Iterable[tuple[str, str]] 
         fields = extract_fields(doc)
     hidden = hidden_boxes(fields)
     refs = {}
+    stored = _stored_refs(ws)
     for element_id, plan in crop_plan(doc, attachments).items():
         if _blank(doc.page(plan.element.page)):
             continue
         ref = crop_ref_for(doc.doc_id, plan.element, plan.attached, hidden)
-        if ws.get_blob(ref) is None:
+        if ref not in stored and ws.get_blob(ref) is None:
             ws.put_blob(ref, render_crop(pdf_path, plan, fields=fields), MIME)
+        stored.add(ref)
         refs[element_id] = ref
     return refs
+
+
+# Crop keys this process has seen stored, per workspace object. Blobs are never deleted and a key
+# names its content, so a key once stored stays good; asking the store again read every crop's
+# PNG bytes on every rebuild (most of a rebuild's time on a 300-page document).
+_STORED: "weakref.WeakKeyDictionary[Any, set[str]]" = weakref.WeakKeyDictionary()
+
+
+def _stored_refs(ws: Any) -> set[str]:
+    try:
+        return _STORED.setdefault(ws, set())
+    except TypeError:  # a store that cannot be weakly referenced: ask it every time
+        return set()
 
 
 def _blank(page: Page) -> bool:
