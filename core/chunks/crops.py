@@ -29,7 +29,7 @@ from PIL import Image, ImageDraw
 from core.categories import Category
 from core.chunks.chunking import document_evidence
 from core.chunks.policy import load_policy
-from core.memo import page_memo
+from core.memo import Same, page_memo
 from core.model import Document, Element, Page
 
 ZOOM = 2.0
@@ -68,25 +68,36 @@ def crop_plan(doc: Document, attachments: Iterable[tuple[str, str]] = ()) -> dic
     Those are the elements linked to it (`Element.links`: importers, reviewers) and, for captions
     and footnotes without a link, the `(source, target)` pairs chunking attached by its policy.
     """
-    index = doc.element_index()
+    facts = [_CROP_FACTS.get(page, None, lambda page=page: _crop_facts(page)) for page in doc.pages]
     attached: dict[str, list[Element]] = {}
     linked_sources = set()
-    for e in doc.elements():
-        if e.category in (Category.CAPTION, Category.FOOTNOTE) and e.links:
-            linked_sources.add(e.id)
-            for target in e.links:
-                attached.setdefault(target, []).append(e)
+    for e in (e for _, linked, _ in facts for e in linked):
+        linked_sources.add(e.id)
+        for target in e.links:
+            attached.setdefault(target, []).append(e)
+    attachments = list(attachments)
+    index = {e.id: e for _, _, notes in facts for e in notes} if attachments else {}
     for source, target in attachments:
         e = index.get(source)
-        if e is not None and source not in linked_sources and e.category in (Category.CAPTION, Category.FOOTNOTE):
+        if e is not None and source not in linked_sources:
             attached.setdefault(target, []).append(e)
     plans = {}
-    for e in doc.elements():
-        if e.category in CROPPED and e.bbox[2] > e.bbox[0] and e.bbox[3] > e.bbox[1]:
-            linked = sorted(attached.get(e.id, []), key=lambda a: (a.page, a.bbox[1], a.bbox[0]))
-            plans[e.id] = CropPlan(e, tuple(a for a in linked if a.category is Category.CAPTION),
-                                   tuple(a for a in linked if a.category is Category.FOOTNOTE))
+    for e in (e for cropped, _, _ in facts for e in cropped):
+        linked = sorted(attached.get(e.id, []), key=lambda a: (a.page, a.bbox[1], a.bbox[0]))
+        plans[e.id] = CropPlan(e, tuple(a for a in linked if a.category is Category.CAPTION),
+                               tuple(a for a in linked if a.category is Category.FOOTNOTE))
     return plans
+
+
+_CROP_FACTS, _CROP_REFS = page_memo(), page_memo(20000)
+
+
+def _crop_facts(page: Page) -> tuple[tuple[Element, ...], tuple[Element, ...], tuple[Element, ...]]:
+    """What `crop_plan` reads of a page, memoised by page (core.memo): its pictures and tables
+    with a box, its linked captions and footnotes, and all its captions and footnotes."""
+    notes = tuple(e for e in page.elements if e.category in (Category.CAPTION, Category.FOOTNOTE))
+    return (tuple(e for e in page.elements if e.category in CROPPED and e.bbox[2] > e.bbox[0] and e.bbox[3] > e.bbox[1]),
+            tuple(e for e in notes if e.links), notes)
 
 
 def hidden_boxes(fields: Iterable[Any]) -> tuple[tuple[int, tuple[float, ...]], ...]:
@@ -163,7 +174,8 @@ def ensure_crops(ws: Any, doc: Document, attachments: Iterable[tuple[str, str]] 
     for element_id, plan in crop_plan(doc, attachments).items():
         if _blank(doc.page(plan.element.page)):
             continue
-        ref = crop_ref_for(doc.doc_id, plan.element, plan.attached, hidden)
+        ref = _CROP_REFS.get(plan.element, (doc.doc_id, tuple(Same(a) for a in plan.attached), hidden),
+                             lambda plan=plan: crop_ref_for(doc.doc_id, plan.element, plan.attached, hidden))
         if ref not in stored and ws.get_blob(ref) is None:
             ws.put_blob(ref, render_crop(pdf_path, plan, fields=fields), MIME)
         stored.add(ref)

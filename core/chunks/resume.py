@@ -129,14 +129,36 @@ class _Boundary:
     tail: tuple[_Draft, ...]
     state: dict
 
-    def same_as(self, other: "_Boundary") -> bool:
+    def same_as(self, other: "_Boundary", later: "_Later") -> bool:
         """The same state, maybe with more or fewer drafts before the saved tail: the assembler
-        reads its drafts only from the end (a correction that removed a chunk shifts the rest)."""
+        reads its drafts only from the end (a correction that removed a chunk shifts the rest).
+        Sets in the state hold ids of elements already dealt with (`wishes_seen`): an id that
+        no later page holds cannot change what follows, so only the others are compared."""
         counts = self.count == other.count or min(self.count, other.count) >= TAIL
-        return counts and self.tail == other.tail and self.state == other.state
+        if not (counts and self.tail == other.tail and self.state.keys() == other.state.keys()):
+            return False
+        for name, mine in self.state.items():
+            theirs = other.state[name]
+            if mine == theirs:
+                continue
+            if not (type(mine) is set and type(theirs) is set) or later.holds(mine ^ theirs):
+                return False
+        return True
 
     def shifted(self, by: int) -> "_Boundary":
         return self if not by else _Boundary(self.count + by, self.tail, self.state)
+
+
+class _Later:
+    """The element ids of the evidence from a boundary on, read only when a comparison needs them."""
+
+    def __init__(self, evidence: Sequence[PageEvidence], boundary: int):
+        self._evidence, self._boundary, self._ids = evidence, boundary, None
+
+    def holds(self, ids: set) -> bool:
+        if self._ids is None:
+            self._ids = {e.id for ev in self._evidence[self._boundary:] for b in ev.blocks for e in b.elements}
+        return not self._ids.isdisjoint(ids)
 
 
 @dataclass
@@ -249,9 +271,9 @@ def _join_old(asm: _Assembler, old: _Run, evidence: tuple[PageEvidence, ...], bo
     if not _resumable(old, boundary):
         return None
     now = _boundary(asm)
-    if not now.same_as(old.boundaries[boundary]):
-        return None
     then = old.boundaries[boundary]
+    if not now.same_as(then, _Later(evidence, boundary)):
+        return None
     shift = now.count - then.count
     # the old run's later steps never reached the drafts before its saved tail; nor will this run's
     drafts = list.__getitem__(asm.drafts, slice(0, now.count - len(now.tail))) + old.drafts[then.count - len(then.tail):]
