@@ -23,30 +23,26 @@ class IdentityMemo:
         self.misses = 0  # how many values had to be computed: lets tests and bench see reuse
 
     def get(self, obj: Any, extra: Hashable, make: Callable[[], T]) -> T:
-        key = (id(obj), extra)
-        with self._lock:
-            hit = self._data.get(key)
-            if hit is not None and hit[0] is obj:
-                self._data.move_to_end(key)
-                return hit[1]
+        # a hit takes no lock and does not move the entry (one dict read is atomic): a rebuild asks
+        # thousands of these; the oldest entries go first, and a dropped one is only made again
+        hit = self._data.get((id(obj), extra))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
         value = make()
-        with self._lock:
-            self.misses += 1
-            self._data[key] = (obj, value)
-            while len(self._data) > self._size:
-                self._data.popitem(last=False)
+        self.put(obj, extra, value)
         return value
 
     def peek(self, obj: Any, extra: Hashable) -> Any:
         """The value stored for (obj, extra), or None."""
-        with self._lock:
-            hit = self._data.get((id(obj), extra))
-            return hit[1] if hit is not None and hit[0] is obj else None
+        hit = self._data.get((id(obj), extra))
+        return hit[1] if hit is not None and hit[0] is obj else None
 
     def put(self, obj: Any, extra: Hashable, value: Any) -> None:
         with self._lock:
             self.misses += 1
-            self._data[(id(obj), extra)] = (obj, value)
+            key = (id(obj), extra)
+            self._data.pop(key, None)  # a replaced entry counts as new: it goes last
+            self._data[key] = (obj, value)
             while len(self._data) > self._size:
                 self._data.popitem(last=False)
 

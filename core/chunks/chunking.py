@@ -32,7 +32,7 @@ from core.forms.fields import extract_fields
 from core.forms.form_chunks import form_chunks
 from core.forms.redaction import REDACTED, rules_from_policy
 from core.geometry import coverage
-from core.memo import Same, page_memo
+from core.memo import page_memo
 from core.model import Chunk, Document, Element, Page, SourceRef, freeze_attrs
 from core.review.structure import BREAK, CHUNK_WISH, JOIN
 from core.text import clean_text
@@ -332,14 +332,19 @@ _FINISHED = page_memo(50000)
 def _finished(doc: Document, policy: Policy, draft: _Draft, by_page: dict[int, PageEvidence]) -> Chunk | None:
     def read(start: int, end: int) -> tuple:
         pages = range(start, end + 1)
-        return (doc.doc_id, doc.source, policy.name, tuple(Same(by_page.get(n)) for n in pages),
-                tuple(Same(doc.pages[n - 1]) for n in pages if 0 < n <= doc.page_count))
+        return ((doc.doc_id, doc.source, policy.name),
+                tuple(by_page.get(n) for n in pages) + tuple(doc.pages[n - 1] for n in pages if 0 < n <= doc.page_count))
     hit = _FINISHED.peek(draft, None)
-    if hit is not None and (hit[1] is None or hit[0] == read(hit[1].start_page, hit[1].end_page)):
+    if hit is not None and (hit[1] is None or _same_reads(hit[0], read(hit[1].start_page, hit[1].end_page))):
         return hit[1]
     chunk = _finish_draft(doc, policy, draft, by_page)
     _FINISHED.put(draft, None, (read(chunk.start_page, chunk.end_page) if chunk else None, chunk))
     return chunk
+
+
+def _same_reads(a: tuple, b: tuple) -> bool:
+    """The same names, and the very same page evidence and Page objects."""
+    return a[0] == b[0] and len(a[1]) == len(b[1]) and all(x is y for x, y in zip(a[1], b[1]))
 
 
 def _finish_draft(doc: Document, policy: Policy, draft: _Draft, by_page: dict[int, PageEvidence]) -> Chunk | None:
