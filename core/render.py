@@ -172,16 +172,40 @@ def place_labels(boxes: Sequence[PxRect], sizes: Sequence[tuple[float, float]],
     """Top-left pixel of each label chip: never on its own box (so it hides none of the box's text)
     and never on another chip. Boxes earlier in the list get the better places; put the one that
     matters most (the selected element) first. When nothing is free, the chip goes above its box."""
-    placed: list[PxRect] = []
+    placed = _ChipGrid()
     out: list[tuple[float, float]] = []
     for box, (w, h) in zip(boxes, sizes):
         candidates = _chip_candidates(box, w, h, size)
-        outside = [c for c in candidates if not _overlaps(c, box)] or candidates
-        free = [c for c in outside if not any(_overlaps(c, p) for p in placed)]
-        chosen = (free or outside or [(box[0], box[1], box[0] + w, box[1] + h)])[0]
-        placed.append(chosen)
+        chosen = next((c for c in candidates if not _overlaps(c, box) and not placed.hits(c)), None)
+        if chosen is None:  # nothing free outside the box: the first place outside it, else anywhere free
+            outside = [c for c in candidates if not _overlaps(c, box)] or candidates
+            free = outside is candidates and next((c for c in candidates if not placed.hits(c)), None)
+            chosen = free or (outside or [(box[0], box[1], box[0] + w, box[1] + h)])[0]
+        placed.add(chosen)
         out.append((chosen[0], chosen[1]))
     return out
+
+
+class _ChipGrid:
+    """The chips placed so far, bucketed by 64-px cells: a page of a few hundred boxes asked every
+    candidate against every chip (O(n²)), most of a view's cost on a form page."""
+    CELL = 64.0
+
+    def __init__(self) -> None:
+        self._cells: dict[tuple[int, int], list[PxRect]] = {}
+
+    def _keys(self, rect: PxRect) -> Iterable[tuple[int, int]]:
+        # inclusive cell ranges: two rects that share an interior point share that point's cell
+        for cx in range(math.floor(rect[0] / self.CELL), math.floor(rect[2] / self.CELL) + 1):
+            for cy in range(math.floor(rect[1] / self.CELL), math.floor(rect[3] / self.CELL) + 1):
+                yield cx, cy
+
+    def hits(self, rect: PxRect) -> bool:
+        return any(_overlaps(rect, p) for key in self._keys(rect) for p in self._cells.get(key, ()))
+
+    def add(self, rect: PxRect) -> None:
+        for key in self._keys(rect):
+            self._cells.setdefault(key, []).append(rect)
 
 
 # ---- drawing ----------------------------------------------------------------------------------
@@ -413,15 +437,19 @@ def _open_pdf(path: Path) -> Any:
     return doc
 
 
-def _render_pdf_page(path: Path, page_number: int, zoom: float) -> Image.Image:
+def _render_pdf_pixmap(path: Path, page_number: int, zoom: float) -> Any:
     import pymupdf
 
     with _pdf_lock:
         doc = _open_pdf(path)
         if not 1 <= page_number <= doc.page_count:
             raise IndexError(f"page {page_number} is outside 1..{doc.page_count} of {path.name}")
-        pix = doc[page_number - 1].get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
-        return Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
+        return doc[page_number - 1].get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
+
+
+def _render_pdf_page(path: Path, page_number: int, zoom: float) -> Image.Image:
+    pix = _render_pdf_pixmap(path, page_number, zoom)
+    return Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
 
 
 def blank_page_image(width_pt: float, height_pt: float, zoom: float, notice: str = BLANK_NOTICE) -> Image.Image:
@@ -462,21 +490,37 @@ def render_page_image(pdf_path: str | Path | None, page: Page | int, zoom: float
 
 def encode_image(image: Image.Image, fmt: str = "PNG") -> bytes:
     """PNG (lossless, compress level 1), JPEG (quality 90, no chroma subsampling: for images with
-    2-pixel coloured outlines drawn in) or PAGE_JPEG (quality 90, default 4:2:0 subsampling: for
+    2-pixel coloured outlines drawn in) or PAGE_JPEG (quality 90, 4:2:0 chroma subsampling: for
     the bare page, which is black text and pictures; about twice as fast again).
 
     Views use JPEG: on a text page it encodes 5-10× faster than PNG at a similar size."""
-    buffer = io.BytesIO()
     kind = fmt.upper()
-    if kind == "PNG":
-        image.save(buffer, format="PNG", compress_level=1)
-    elif kind in ("JPEG", "JPG"):
-        image.save(buffer, format="JPEG", quality=90, subsampling=0)
-    elif kind == "PAGE_JPEG":
-        image.save(buffer, format="JPEG", quality=90)
-    else:
+    if kind in ("JPEG", "JPG", "PAGE_JPEG"):
+        import numpy as np
+
+        return _jpeg(np.asarray(image if image.mode == "RGB" else image.convert("RGB")), kind)
+    if kind != "PNG":
         raise ValueError(f"image format must be PNG, JPEG or PAGE_JPEG, got {fmt!r}")
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", compress_level=1)
     return buffer.getvalue()
+
+
+def _jpeg(rgb: Any, kind: str) -> bytes:
+    """JPEG quality 90 of an H×W×3 uint8 array, by libjpeg-turbo through simplejpeg: it reads the
+    pixmap's own buffer, where Pillow first unpacks it into an image of its own (with Pillow the
+    encode was a third of a page view's cost, bench/render.py)."""
+    import simplejpeg
+
+    return simplejpeg.encode_jpeg(rgb, quality=90, colorspace="RGB",
+                                  colorsubsampling="420" if kind == "PAGE_JPEG" else "444")
+
+
+def _pixmap_jpeg(pix: Any, kind: str) -> bytes:
+    import numpy as np
+
+    rows = np.frombuffer(pix.samples_mv, dtype=np.uint8).reshape(pix.height, pix.stride)
+    return _jpeg(np.ascontiguousarray(rows[:, :pix.width * 3]).reshape(pix.height, pix.width, 3), kind)
 
 
 def render_page_png(pdf_path: str | Path, page_number: int, zoom: float) -> bytes:
@@ -505,12 +549,21 @@ def page_image_bytes(pdf_path: str | Path | None, page: Page, zoom: float, fmt: 
                 break
         running.wait(timeout=60)
     try:
-        data = encode_image(render_page_image(pdf_path, page, zoom), fmt)
+        data = _bare_page_bytes(pdf_path, page, zoom, fmt)
         _views.put(key, data)
         return data
     finally:
         with _in_flight_lock:
             _in_flight.pop(key).set()
+
+
+def _bare_page_bytes(pdf_path: str | Path | None, page: Page, zoom: float, fmt: str) -> bytes:
+    """A JPEG of a page not yet rendered comes straight from MuPDF's pixmap, with no PIL image
+    between (the interactive view never draws on it)."""
+    cached = _base_images.get((str(pdf_path), page.number, zoom)) if pdf_path is not None else None
+    if pdf_path is None or cached is not None or fmt.upper() not in ("JPEG", "JPG", "PAGE_JPEG"):
+        return encode_image(cached or render_page_image(pdf_path, page, zoom), fmt)
+    return _pixmap_jpeg(_render_pdf_pixmap(Path(pdf_path), page.number, zoom), fmt.upper())
 
 
 _prefetch_lock = threading.Lock()

@@ -302,3 +302,34 @@ def test_hover_labels_go_outside_each_box_in_canvas_pixels():
         chip = (cx, cy, cx + 6.5 * (len(label) + 2), cy + 14)
         assert not _hit(chip, (x0, y0, x1, y1)) and colour == e.category.colour
     assert hover_label_boxes([top, body], 1.5, (893, 1263), visible={Category.TEXT})[0][4] == "text"
+
+
+def _place_labels_all_pairs(boxes, sizes, size=None):
+    """The placement as it was written before the grid: every candidate against every chip."""
+    from core.render import _chip_candidates, _overlaps
+
+    placed, out = [], []
+    for box, (w, h) in zip(boxes, sizes):
+        candidates = _chip_candidates(box, w, h, size)
+        outside = [c for c in candidates if not _overlaps(c, box)] or candidates
+        free = [c for c in outside if not any(_overlaps(c, p) for p in placed)]
+        chosen = (free or outside or [(box[0], box[1], box[0] + w, box[1] + h)])[0]
+        placed.append(chosen)
+        out.append((chosen[0], chosen[1]))
+    return out
+
+
+_px = st.floats(min_value=-200, max_value=1400, allow_nan=False, width=32)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_px, _px, st.floats(1, 400, width=32), st.floats(1, 120, width=32),
+                          st.integers(1, 30)), max_size=60),
+       st.sampled_from([None, (893, 1263), (300, 200)]))
+def test_label_places_are_those_of_the_all_pairs_search(raw, size):
+    # the grid index of placed chips is a speed-up (bench/render.py): it must choose exactly the same places
+    from core.render import place_labels
+
+    boxes = [(x, y, x + w, y + h) for x, y, w, h, _ in raw]
+    sizes = [(6.5 * (n + 2), 14.0) for *_, n in raw]
+    assert place_labels(boxes, sizes, size) == _place_labels_all_pairs(boxes, sizes, size)

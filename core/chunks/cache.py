@@ -1,7 +1,8 @@
 """The chunks stage's in-memory caches, and the counters that let tests and bench see their reuse.
 
-    PAGE_EVIDENCE   one page's evidence by (policy fingerprint, page, page context): after a
-                    correction on page P only P's evidence is rebuilt (core/chunks/chunking.py)
+    PAGE_EVIDENCE   one page's evidence by page object (core.memo), policy fingerprint and page
+                    context: after a correction on page P only P's evidence is rebuilt
+                    (core/chunks/chunking.py)
     CHUNK_SETS      a document's chunks or evidence by document version, log head and policy
                     fingerprint (core/chunks/pipeline.py)
 """
@@ -10,6 +11,8 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from typing import Any
+
+from core import memo
 
 
 class LRU:
@@ -38,12 +41,15 @@ class LRU:
             self.misses = 0
 
 
-PAGE_EVIDENCE = LRU(20000)
+PAGE_EVIDENCE = memo.page_memo(20000)
 CHUNK_SETS = LRU(64)
 
 
 def clear_cache() -> None:
-    PAGE_EVIDENCE.clear()
+    from core.chunks import resume
+
+    memo.clear_all()  # PAGE_EVIDENCE and the other page memos (forms, crops)
+    resume.clear()
     CHUNK_SETS.clear()
 
 

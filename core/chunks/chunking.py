@@ -26,12 +26,14 @@ from core.chunks.cache import PAGE_EVIDENCE
 from core.chunks.evidence import build_page_evidence, page_contexts
 from core.chunks.naive import naive_chunks
 from core.chunks.policy import Action, Policy, load_policy
+from core.chunks import resume
 from core.chunks.sections import SectionStack
 from core.forms.fields import extract_fields
 from core.forms.form_chunks import form_chunks
 from core.forms.redaction import REDACTED, rules_from_policy
 from core.geometry import coverage
-from core.model import Chunk, Document, Element, SourceRef, freeze_attrs
+from core.memo import page_memo
+from core.model import Chunk, Document, Element, Page, SourceRef, freeze_attrs
 from core.review.structure import BREAK, CHUNK_WISH, JOIN
 from core.text import clean_text
 
@@ -44,7 +46,7 @@ def document_evidence(doc: Document, policy: Policy, skip: Iterable[str] = ()) -
     """Every page's evidence; a page whose elements and context are unchanged is not rebuilt."""
     contexts = page_contexts(doc, policy, skip)
     return tuple(
-        PAGE_EVIDENCE.get((policy.fingerprint, page, contexts[page.number]),
+        PAGE_EVIDENCE.get(page, (policy.fingerprint, contexts[page.number]),
                           lambda page=page: build_page_evidence(page, policy, contexts[page.number]))
         for page in doc.pages
     )
@@ -93,8 +95,14 @@ class _Assembler:
 
     def run(self, evidence: Sequence[PageEvidence]) -> list[_Draft]:
         for ev in evidence:
-            for block in ev.blocks:
-                self.add(block)
+            self.add_page(ev)
+        return self.close()
+
+    def add_page(self, ev: PageEvidence) -> None:
+        for block in ev.blocks:
+            self.add(block)
+
+    def close(self) -> list[_Draft]:
         self.flush()
         if self.pending_refs and self.drafts:
             self.drafts[-1].refonly.extend(self.pending_refs)
@@ -307,36 +315,67 @@ def _finish(doc: Document, policy: Policy, drafts: Sequence[_Draft],
     chunks: list[Chunk] = []
     seen_ids: set[str] = set()
     for draft in drafts:
-        elements: dict[str, Element] = {}
-        for piece in draft.pieces:
-            for e in piece.elements:
-                elements.setdefault(e.id, e)
-        for e in draft.refonly:
-            elements.setdefault(e.id, e)
-        if not elements:
+        chunk = _finished(doc, policy, draft, by_page)
+        if chunk is None:
             continue
-        text = clean_text(draft.text())[0]  # ingest cleaned element text; attrs (rows, values) too here
-        pages = [e.page for e in elements.values()]
-        start, end = min(pages), max(pages)
-        refs = tuple(SourceRef(e.id, e.page, e.bbox, e.category) for e in elements.values())
-        extras = dict(draft.extras)
-        extras.update(_page_metadata(by_page, start, end))
-        captions = [e.id for e in elements.values() if e.category is Category.CAPTION]
-        footnotes = [e.id for e in elements.values() if e.category is Category.FOOTNOTE]
-        if captions:
-            extras["captions"] = captions
-        if footnotes:
-            extras["footnotes"] = footnotes
-        extras.update(_side_and_labels(doc, elements.values(), start, end))
-        chunk_id = _chunk_id(doc.doc_id, policy.name, refs, text, seen_ids)
-        chunks.append(Chunk(
-            id=chunk_id, text=text, doc_id=doc.doc_id, source=doc.source, start_page=start, end_page=end,
-            section_path=draft.section_path,
-            source_categories=tuple(dict.fromkeys(e.category for e in elements.values())),
-            atomic=draft.kind in (ATOMIC, TABLE), refs=refs, policy=policy.name,
-            extra=_frozen_extras(extras),
-        ))
+        chunk_id = _unique_id(chunk.id, seen_ids)
+        chunks.append(chunk if chunk_id == chunk.id else replace(chunk, id=chunk_id))
     return chunks
+
+
+# A finished draft's chunk (base id), memoised by draft object with what else it read: the
+# incremental assembly (core/chunks/resume.py) hands back the very draft objects of pages that a
+# correction did not reach, and no draft is changed once its assembly is over.
+_FINISHED = page_memo(50000)
+
+
+def _finished(doc: Document, policy: Policy, draft: _Draft, by_page: dict[int, PageEvidence]) -> Chunk | None:
+    def read(start: int, end: int) -> tuple:
+        pages = range(start, end + 1)
+        return ((doc.doc_id, doc.source, policy.name),
+                tuple(by_page.get(n) for n in pages) + tuple(doc.pages[n - 1] for n in pages if 0 < n <= doc.page_count))
+    hit = _FINISHED.peek(draft, None)
+    if hit is not None and (hit[1] is None or _same_reads(hit[0], read(hit[1].start_page, hit[1].end_page))):
+        return hit[1]
+    chunk = _finish_draft(doc, policy, draft, by_page)
+    _FINISHED.put(draft, None, (read(chunk.start_page, chunk.end_page) if chunk else None, chunk))
+    return chunk
+
+
+def _same_reads(a: tuple, b: tuple) -> bool:
+    """The same names, and the very same page evidence and Page objects."""
+    return a[0] == b[0] and len(a[1]) == len(b[1]) and all(x is y for x, y in zip(a[1], b[1]))
+
+
+def _finish_draft(doc: Document, policy: Policy, draft: _Draft, by_page: dict[int, PageEvidence]) -> Chunk | None:
+    elements: dict[str, Element] = {}
+    for piece in draft.pieces:
+        for e in piece.elements:
+            elements.setdefault(e.id, e)
+    for e in draft.refonly:
+        elements.setdefault(e.id, e)
+    if not elements:
+        return None
+    text = clean_text(draft.text())[0]  # ingest cleaned element text; attrs (rows, values) too here
+    pages = [e.page for e in elements.values()]
+    start, end = min(pages), max(pages)
+    refs = tuple(SourceRef(e.id, e.page, e.bbox, e.category) for e in elements.values())
+    extras = dict(draft.extras)
+    extras.update(_page_metadata(by_page, start, end))
+    captions = [e.id for e in elements.values() if e.category is Category.CAPTION]
+    footnotes = [e.id for e in elements.values() if e.category is Category.FOOTNOTE]
+    if captions:
+        extras["captions"] = captions
+    if footnotes:
+        extras["footnotes"] = footnotes
+    extras.update(_side_and_labels(doc, elements.values(), start, end))
+    return Chunk(
+        id=_chunk_id(doc.doc_id, policy.name, refs, text), text=text, doc_id=doc.doc_id, source=doc.source,
+        start_page=start, end_page=end, section_path=draft.section_path,
+        source_categories=tuple(dict.fromkeys(e.category for e in elements.values())),
+        atomic=draft.kind in (ATOMIC, TABLE), refs=refs, policy=policy.name,
+        extra=_frozen_extras(extras),
+    )
 
 
 def _frozen_extras(extras: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
@@ -380,9 +419,12 @@ def _side_and_labels(doc: Document, elements: Iterable[Element], start: int, end
     return out
 
 
-def _chunk_id(doc_id: str, policy_name: str, refs: Sequence[SourceRef], text: str, seen: set[str]) -> str:
+def _chunk_id(doc_id: str, policy_name: str, refs: Sequence[SourceRef], text: str) -> str:
     key = "|".join([policy_name, *(r.record_id for r in refs), text])
-    base = f"{doc_id[:8]}-c{hashlib.sha1(key.encode('utf-8')).hexdigest()[:12]}"
+    return f"{doc_id[:8]}-c{hashlib.sha1(key.encode('utf-8')).hexdigest()[:12]}"
+
+
+def _unique_id(base: str, seen: set[str]) -> str:
     chunk_id, n = base, 1
     while chunk_id in seen:  # the same text from the same boxes twice (a table part repeated)
         n += 1
@@ -418,23 +460,23 @@ def form_pages(doc: Document) -> frozenset[int]:
     them. A form page has, inside the page: an AcroForm widget or form field, a check-box glyph
     (☐ ☑ …), or at least three drawn check boxes outside any picture (drawn squares inside a
     figure are logos or bullets, and marks outside the page are printer's marks)."""
-    out = set()
-    for page in doc.pages:
-        area = (0.0, 0.0, page.width, page.height)
-        pictures = [e.bbox for e in page.elements if e.category is Category.PICTURE]
-        drawn = 0
-        for e in page.elements:
-            if coverage(e.bbox, area) < 0.5:
-                continue
-            if e.source == "widget" or e.category is Category.FORM_FIELD or (
-                    e.category is Category.SELECTION_MARK and _MARK_GLYPHS & set(e.text)):
-                out.add(page.number)
-                break
-            if e.category is Category.SELECTION_MARK and not any(coverage(e.bbox, p) > 0.5 for p in pictures):
-                drawn += 1
-        if drawn >= 3:
-            out.add(page.number)
-    return frozenset(out)
+    return frozenset(page.number for page in doc.pages
+                     if _FORM_PAGE.get(page, None, lambda page=page: _is_form_page(page)))
+
+
+def _is_form_page(page: Page) -> bool:
+    area = (0.0, 0.0, page.width, page.height)
+    pictures = [e.bbox for e in page.elements if e.category is Category.PICTURE]
+    drawn = 0
+    for e in page.elements:
+        if coverage(e.bbox, area) < 0.5:
+            continue
+        if e.source == "widget" or e.category is Category.FORM_FIELD or (
+                e.category is Category.SELECTION_MARK and _MARK_GLYPHS & set(e.text)):
+            return True
+        if e.category is Category.SELECTION_MARK and not any(coverage(e.bbox, p) > 0.5 for p in pictures):
+            drawn += 1
+    return drawn >= 3
 
 
 @dataclass(frozen=True)
@@ -520,11 +562,19 @@ def layout_chunks(doc: Document, policy: Policy, skip: Iterable[str] = ()) -> li
     from core.chunks.context import with_context
 
     evidence = document_evidence(doc, policy, skip)
-    drafts = _Assembler(doc, policy).run(evidence)
+    # resumed from the first changed page when it can: the same drafts as a full run
+    drafts = resume.assemble((doc.doc_id, doc.source, policy.fingerprint), evidence, lambda: _Assembler(doc, policy))
     # a reviewer's chunk_break is never undone by joining a small chunk to the next
-    forced = frozenset(e.id for e in doc.elements() if e.attr(CHUNK_WISH) == BREAK)
+    forced = frozenset(i for page in doc.pages for i in _BREAKS.get(page, None, lambda page=page: _breaks_on(page)))
     return with_context(_finish(doc, policy, drafts, evidence), policy.context_prefix,
                         policy.context_prefix_chars, policy.join_under_chars, policy.footnote_sentence, forced)
+
+
+_BREAKS, _FORM_PAGE = page_memo(), page_memo()
+
+
+def _breaks_on(page: Page) -> tuple[str, ...]:
+    return tuple(e.id for e in page.elements if e.attr(CHUNK_WISH) == BREAK)
 
 
 def _interleave(doc: Document, chunks: list[Chunk], field_chunks: list[Chunk]) -> list[Chunk]:

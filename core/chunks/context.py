@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import Sequence
 
 from core.categories import Category
+from core.memo import Same, page_memo
 from core.model import Chunk
 
 PREFIX_MODES = ("off", "heading", "path", "section")
@@ -36,10 +37,20 @@ def with_context(chunks: Sequence[Chunk], prefix: str, prefix_chars: int, join_u
     if join_under:
         out = join_small(out, join_under, forced_breaks)
     if footnote_sentence:
-        out = [add_marked_sentence(c, out) for c in out]
+        out = [add_marked_sentence(c, out) if _has_note_marks(c) else c for c in out]
     if prefix != "off":
-        out = [add_prefix(c, prefix, prefix_chars) for c in out]
+        # memoised by chunk object (core.memo): after a correction most chunks are the same objects
+        out = [_PREFIXED.get(c, (prefix, prefix_chars), lambda c=c: add_prefix(c, prefix, prefix_chars)) for c in out]
     return out
+
+
+_PREFIXED, _MARKED, _JOINED = page_memo(50000), page_memo(50000), page_memo(50000)
+
+
+def _has_note_marks(chunk: Chunk) -> bool:
+    """Whether `add_marked_sentence` has anything to look for (a chunk without note lines is
+    returned as it is), memoised by chunk object."""
+    return _MARKED.get(chunk, None, lambda: any(_note_mark(line) for line in chunk.text.splitlines()))
 
 
 def _heading_only(chunk: Chunk) -> bool:
@@ -52,7 +63,7 @@ def join_small(chunks: Sequence[Chunk], under: int, forced_breaks: frozenset[str
     for chunk in chunks:
         if carry is not None:
             if _joins(carry, chunk) and not (chunk.refs and chunk.refs[0].record_id in forced_breaks):
-                chunk = _joined(carry, chunk)
+                chunk = _JOINED.get(carry, Same(chunk), lambda carry=carry, chunk=chunk: _joined(carry, chunk))
             else:
                 out.append(carry)
             carry = None

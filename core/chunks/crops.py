@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import io
 import threading
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -28,6 +29,7 @@ from PIL import Image, ImageDraw
 from core.categories import Category
 from core.chunks.chunking import document_evidence
 from core.chunks.policy import load_policy
+from core.memo import Same, page_memo
 from core.model import Document, Element, Page
 
 ZOOM = 2.0
@@ -66,25 +68,36 @@ def crop_plan(doc: Document, attachments: Iterable[tuple[str, str]] = ()) -> dic
     Those are the elements linked to it (`Element.links`: importers, reviewers) and, for captions
     and footnotes without a link, the `(source, target)` pairs chunking attached by its policy.
     """
-    index = doc.element_index()
+    facts = [_CROP_FACTS.get(page, None, lambda page=page: _crop_facts(page)) for page in doc.pages]
     attached: dict[str, list[Element]] = {}
     linked_sources = set()
-    for e in doc.elements():
-        if e.category in (Category.CAPTION, Category.FOOTNOTE) and e.links:
-            linked_sources.add(e.id)
-            for target in e.links:
-                attached.setdefault(target, []).append(e)
+    for e in (e for _, linked, _ in facts for e in linked):
+        linked_sources.add(e.id)
+        for target in e.links:
+            attached.setdefault(target, []).append(e)
+    attachments = list(attachments)
+    index = {e.id: e for _, _, notes in facts for e in notes} if attachments else {}
     for source, target in attachments:
         e = index.get(source)
-        if e is not None and source not in linked_sources and e.category in (Category.CAPTION, Category.FOOTNOTE):
+        if e is not None and source not in linked_sources:
             attached.setdefault(target, []).append(e)
     plans = {}
-    for e in doc.elements():
-        if e.category in CROPPED and e.bbox[2] > e.bbox[0] and e.bbox[3] > e.bbox[1]:
-            linked = sorted(attached.get(e.id, []), key=lambda a: (a.page, a.bbox[1], a.bbox[0]))
-            plans[e.id] = CropPlan(e, tuple(a for a in linked if a.category is Category.CAPTION),
-                                   tuple(a for a in linked if a.category is Category.FOOTNOTE))
+    for e in (e for cropped, _, _ in facts for e in cropped):
+        linked = sorted(attached.get(e.id, []), key=lambda a: (a.page, a.bbox[1], a.bbox[0]))
+        plans[e.id] = CropPlan(e, tuple(a for a in linked if a.category is Category.CAPTION),
+                               tuple(a for a in linked if a.category is Category.FOOTNOTE))
     return plans
+
+
+_CROP_FACTS, _CROP_REFS = page_memo(), page_memo(20000)
+
+
+def _crop_facts(page: Page) -> tuple[tuple[Element, ...], tuple[Element, ...], tuple[Element, ...]]:
+    """What `crop_plan` reads of a page, memoised by page (core.memo): its pictures and tables
+    with a box, its linked captions and footnotes, and all its captions and footnotes."""
+    notes = tuple(e for e in page.elements if e.category in (Category.CAPTION, Category.FOOTNOTE))
+    return (tuple(e for e in page.elements if e.category in CROPPED and e.bbox[2] > e.bbox[0] and e.bbox[3] > e.bbox[1]),
+            tuple(e for e in notes if e.links), notes)
 
 
 def hidden_boxes(fields: Iterable[Any]) -> tuple[tuple[int, tuple[float, ...]], ...]:
@@ -157,14 +170,30 @@ def ensure_crops(ws: Any, doc: Document, attachments: Iterable[tuple[str, str]] 
         fields = extract_fields(doc)
     hidden = hidden_boxes(fields)
     refs = {}
+    stored = _stored_refs(ws)
     for element_id, plan in crop_plan(doc, attachments).items():
         if _blank(doc.page(plan.element.page)):
             continue
-        ref = crop_ref_for(doc.doc_id, plan.element, plan.attached, hidden)
-        if ws.get_blob(ref) is None:
+        ref = _CROP_REFS.get(plan.element, (doc.doc_id, tuple(Same(a) for a in plan.attached), hidden),
+                             lambda plan=plan: crop_ref_for(doc.doc_id, plan.element, plan.attached, hidden))
+        if ref not in stored and ws.get_blob(ref) is None:
             ws.put_blob(ref, render_crop(pdf_path, plan, fields=fields), MIME)
+        stored.add(ref)
         refs[element_id] = ref
     return refs
+
+
+# Crop keys this process has seen stored, per workspace object. Blobs are never deleted and a key
+# names its content, so a key once stored stays good; asking the store again read every crop's
+# PNG bytes on every rebuild (most of a rebuild's time on a 300-page document).
+_STORED: "weakref.WeakKeyDictionary[Any, set[str]]" = weakref.WeakKeyDictionary()
+
+
+def _stored_refs(ws: Any) -> set[str]:
+    try:
+        return _STORED.setdefault(ws, set())
+    except TypeError:  # a store that cannot be weakly referenced: ask it every time
+        return set()
 
 
 def _blank(page: Page) -> bool:
@@ -178,12 +207,22 @@ def with_image_refs(doc: Document, refs: Mapping[str, str]) -> Document:
         return doc
     pages = []
     for page in doc.pages:
-        if any(e.id in refs for e in page.elements):
-            page = Page(page.number, page.width, page.height, page.rotation, page.label,
-                        tuple(e.with_attrs(image_ref=refs[e.id]) if e.id in refs and e.attr("image_ref") != refs[e.id]
-                              else e for e in page.elements), page.notice)
+        mine = tuple((e.id, refs[e.id]) for e in page.elements if e.id in refs)
+        if mine:
+            # the same page with the same crops is the same new Page object on every rebuild, so
+            # the page memos downstream (evidence, core.memo) find it again
+            page = _WITH_REFS.get(page, mine, lambda page=page, mine=mine: _page_with_refs(page, dict(mine)))
         pages.append(page)
     return doc.with_pages(pages)
+
+
+_WITH_REFS = page_memo()
+
+
+def _page_with_refs(page: Page, refs: Mapping[str, str]) -> Page:
+    return Page(page.number, page.width, page.height, page.rotation, page.label,
+                tuple(e.with_attrs(image_ref=refs[e.id]) if e.id in refs and e.attr("image_ref") != refs[e.id]
+                      else e for e in page.elements), page.notice)
 
 
 def attach_crops(ws: Any, doc: Document, policy: Any = "default", fields: Sequence[Any] | None = None) -> Document:

@@ -38,6 +38,7 @@ from core.chunks.block_maker import BlockMaker
 from core.chunks.blocks import FURNITURE, HEADINGS, Furniture, PageContext, PageEvidence, metadata_key
 from core.chunks.furniture import furniture_key, furniture_kind, repeated_furniture
 from core.chunks.policy import Action, Policy
+from core.memo import page_memo
 from core.model import Document, Element, Page
 
 C = Category
@@ -49,23 +50,34 @@ REVIEWER_LABELS = ("reviewer:relabel", "reviewer:add_element")  # rules replay a
 def page_contexts(doc: Document, policy: Policy, skip: Iterable[str] = ()) -> dict[int, PageContext]:
     skip = frozenset(skip)
     repeated = repeated_furniture(doc, policy)
-    where = {e.id: e.page for e in doc.elements()}
+    facts = [_FACTS.get(page, None, lambda page=page: _page_facts(page)) for page in doc.pages]
     incoming: dict[int, list[Element]] = defaultdict(list)
     away: dict[int, set[str]] = defaultdict(set)
-    for e in doc.elements():
-        targets = [where[t] for t in e.links if t in where]
-        if targets and targets[0] != e.page:
-            incoming[targets[0]].append(e)
-            away[e.page].add(e.id)
+    if any(linked for _, linked in facts):  # where every element sits, only when something links
+        where = {e.id: e.page for e in doc.elements()}
+        for e in (e for _, linked in facts for e in linked):
+            targets = [where[t] for t in e.links if t in where]
+            if targets and targets[0] != e.page:
+                incoming[targets[0]].append(e)
+                away[e.page].add(e.id)
     out = {}
-    for page in doc.pages:
-        masks = {furniture_key(e.text) for e in page.elements if e.category in FURNITURE}
+    for page, (masks, _) in zip(doc.pages, facts):
         out[page.number] = PageContext(
-            repeated=frozenset(masks & repeated), incoming=tuple(incoming.get(page.number, ())),
+            repeated=masks & repeated, incoming=tuple(incoming.get(page.number, ())),
             linked_away=frozenset(away.get(page.number, ())),
-            skip=frozenset(e.id for e in page.elements if e.id in skip),
+            skip=frozenset(e.id for e in page.elements if e.id in skip) if skip else frozenset(),
         )
     return out
+
+
+_FACTS = page_memo()
+
+
+def _page_facts(page: Page) -> tuple[frozenset[str], tuple[Element, ...]]:
+    """What the document-level context reads of one page, memoised by page (core.memo): its
+    header/footer texts as `furniture_key`, and its elements that link somewhere."""
+    return (frozenset(furniture_key(e.text) for e in page.elements if e.category in FURNITURE),
+            tuple(e for e in page.elements if e.links))
 
 
 # ---- the page evidence builder ------------------------------------------------------------------

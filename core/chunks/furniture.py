@@ -9,7 +9,8 @@ from functools import lru_cache
 from core.categories import Category
 from core.chunks.blocks import FURNITURE
 from core.chunks.policy import Policy
-from core.model import Document, Element
+from core.memo import page_memo
+from core.model import Document, Element, Page
 from core.text import digits_masked, nfkc, normalise
 
 
@@ -23,9 +24,9 @@ def furniture_key(text: str) -> str:
 def repeated_furniture(doc: Document, policy: Policy) -> frozenset[str]:
     """Header/footer texts (as `furniture_key`) found on at least `repeat_min_pages` pages."""
     pages: dict[tuple[Category, str], set[int]] = defaultdict(set)
-    for e in doc.elements():
-        if e.category in FURNITURE and e.text.strip():
-            pages[(e.category, furniture_key(e.text))].add(e.page)
+    for page in doc.pages:
+        for key in _FURNITURE.get(page, None, lambda page=page: _page_furniture(page)):
+            pages[key].add(page.number)
     return frozenset(text for (cat, text), seen in pages.items()
                      if len(seen) >= int(policy.param(cat, "repeat_min_pages")))
 
@@ -52,3 +53,11 @@ def furniture_kind(element: Element, repeated: frozenset[str]) -> str:
     if furniture_key(element.text) in repeated:
         return "repeated"
     return "unique"
+
+
+_FURNITURE = page_memo()
+
+
+def _page_furniture(page: Page) -> tuple[tuple[Category, str], ...]:
+    """(category, furniture_key) of the page's header/footer texts, memoised by page (core.memo)."""
+    return tuple((e.category, furniture_key(e.text)) for e in page.elements if e.category in FURNITURE and e.text.strip())

@@ -28,9 +28,10 @@ from core.forms.form_field import FormField, finish_field, reading_order
 from core.forms.labels import form_signal
 from core.forms.pair_fields import geometry_fields, import_fields
 from core.forms.redaction import DEFAULT_RULES, RedactionRules
-from core.forms.units import page_units, section_paths
+from core.forms.units import Unit, page_units, section_paths
 from core.forms.widget_fields import widget_fields
-from core.model import Document
+from core.memo import Same, page_memo
+from core.model import Document, Page
 
 
 def extract_fields(
@@ -51,20 +52,32 @@ def machine_fields(doc: Document, rules: RedactionRules = DEFAULT_RULES) -> tupl
     """Fields before any reviewer event: widgets, then imported pairs, then geometry."""
     sections = section_paths(doc)
     out: list[FormField] = []
-    units_of = {page.number: page_units(doc, page) for page in doc.pages}
+    units_of = {page.number: _UNITS.get(page, None, lambda page=page: page_units(doc, page)) for page in doc.pages}
     # geometry only reads a document that shows itself a form somewhere (a labelled check box, or
     # "氏名：" style labels): boxes, rules and tables in a report or a slide deck are not fields
-    is_form = any(form_signal(page, units_of[page.number]) for page in doc.pages)
+    is_form = any(_SIGNALS.get(page, None, lambda page=page: form_signal(page, units_of[page.number]))
+                  for page in doc.pages)
+    # a page's fields read the document only for its id and, in geometry, its stored rulings
+    rulings = doc.meta_value("rulings") if is_form else None
     for page in doc.pages:
-        units = units_of[page.number]
-        page_fields = widget_fields(doc, page, units)
-        page_fields += import_fields(doc, page, units)
-        if is_form and not any(e.source == "widget" for e in page.elements):
-            taken = {ref for f in page_fields for ref in (f.key_ref, f.value_ref) if ref}
-            page_fields += geometry_fields(doc, page, units, taken)
-        out.extend(page_fields)
+        out.extend(_PAGE_FIELDS.get(page, (doc.doc_id, is_form, Same(rulings)),
+                                    lambda page=page: _page_fields(doc, page, units_of[page.number], is_form)))
     unique = _unique_ids(out)
     return tuple(finish_field(f, sections, rules) for f in sorted(unique, key=reading_order))
+
+
+# Page-local steps, memoised by page object (core.memo): after a correction on one page, only
+# that page's units and fields are made again.
+_UNITS, _SIGNALS, _PAGE_FIELDS = page_memo(), page_memo(), page_memo()
+
+
+def _page_fields(doc: Document, page: Page, units: Sequence[Unit], is_form: bool) -> tuple[FormField, ...]:
+    page_fields = widget_fields(doc, page, units)
+    page_fields += import_fields(doc, page, units)
+    if is_form and not any(e.source == "widget" for e in page.elements):
+        taken = {ref for f in page_fields for ref in (f.key_ref, f.value_ref) if ref}
+        page_fields += geometry_fields(doc, page, units, taken)
+    return tuple(page_fields)
 
 
 def _unique_ids(fields: Iterable[FormField]) -> list[FormField]:

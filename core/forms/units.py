@@ -18,6 +18,7 @@ from typing import Iterable, Mapping, Sequence
 from core.categories import Category
 from core.geometry import contains, overlap_area, vertical_overlap
 from core.headings import heading_level
+from core.memo import page_memo
 from core.model import BBox, Document, Element, Page, thaw
 
 C = Category
@@ -209,11 +210,24 @@ def _ticks_inside(units: list[Unit], reviewed: set[str], dingbats: set[str] = fr
 # ---- sections -----------------------------------------------------------------------------------
 def section_paths(doc: Document) -> dict[str, tuple[str, ...]]:
     """Element id → the headings above it (title, then section headers by level)."""
-    stack: list[tuple[int, str]] = []
     out: dict[str, tuple[str, ...]] = {}
-    previous = 1
-    under_widgets = {e.id for p in doc.pages for e in widget_shadows(p)}
-    for e in doc.elements():
+    state: tuple[tuple[tuple[int, str], ...], int] = ((), 1)  # (open headings, the level before)
+    for page in doc.pages:
+        # page by page from the headings open before it: after a correction, a page whose
+        # elements and open headings are unchanged is read from the memo (core.memo)
+        paths, state = _PAGE_SECTIONS.get(page, state, lambda page=page, state=state: _page_sections(page, state))
+        out.update(paths)
+    return out
+
+
+_PAGE_SECTIONS = page_memo()
+
+
+def _page_sections(page: Page, state: tuple[tuple[tuple[int, str], ...], int]) -> tuple[dict, tuple]:
+    stack, previous = list(state[0]), state[1]
+    out: dict[str, tuple[str, ...]] = {}
+    under_widgets = {e.id for e in widget_shadows(page)}
+    for e in page.elements:
         if e.category in (C.TITLE, C.SECTION_HEADER) and e.text.strip() and e.id not in under_widgets:
             level = heading_level(e)
             level = previous if level is None else level
@@ -222,7 +236,7 @@ def section_paths(doc: Document) -> dict[str, tuple[str, ...]]:
                 stack.pop()
             stack.append((level, " ".join(e.text.split())))
         out[e.id] = tuple(t for _, t in stack)
-    return out
+    return out, (tuple(stack), previous)
 
 
 def widget_shadows(page: Page) -> list[Element]:
