@@ -63,6 +63,28 @@ def control_char_pdf(words: tuple[str, str] = ("Hello", "world")) -> bytes:
     return data
 
 
+def zero_width_mark_pdf() -> bytes:
+    """A line whose last glyph has zero width and a font of its own (a combining mark, as in
+    wild/pdfjs issue7426): MuPDF's dict output drops it, its word output keeps it ("Marked" + "X")."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=A4[0], height=A4[1])
+    helv = doc.get_new_xref()
+    doc.update_object(helv, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    mark = doc.get_new_xref()
+    widths = " ".join("0" if c == ord("X") else "600" for c in range(65, 91))
+    doc.update_object(mark, f"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /FirstChar 65 /LastChar 90 "
+                            f"/Widths [{widths}] >>")
+    stream = doc.get_new_xref()
+    doc.update_object(stream, "<< >>")
+    doc.update_stream(stream, b"BT /F1 12 Tf 72 700 Td (Marked) Tj /F2 12 Tf (X) Tj ET "
+                              b"BT /F1 12 Tf 72 670 Td (Second line of body text.) Tj ET")
+    doc.xref_set_key(page.xref, "Contents", f"{stream} 0 R")
+    doc.xref_set_key(page.xref, "Resources", f"<< /Font << /F1 {helv} 0 R /F2 {mark} 0 R >> >>")
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
 def line_numbered_page(page: pymupdf.Page, lines: list[str], x: float = 90, y: float = 100,
                        number_x: float = 52, size: float = 10.5) -> None:
     """A draft's body with margin line numbers 1, 2, 3 … on each line's baseline."""

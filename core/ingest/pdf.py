@@ -27,6 +27,7 @@ from core.ingest.lines import is_vertical
 from core.ingest.ocr import OcrOutcome, OcrSettings, element_ocr_attrs, ocr_document, without_page_scan
 from core.ingest.opening import OpenedPdf, open_pdf
 from core.ingest.page_facts import PageFacts, read_page
+from core.ingest.recover_words import RECOVERED_RULE
 from core.ingest.reading_order import insert_in_order, xy_cut_order
 from core.ingest.widgets import widget_drafts
 from core.model import Document, Element, FrozenMap, Page, element_id, make_bbox
@@ -50,6 +51,8 @@ def build_page(doc_id: str, engine: str, facts: PageFacts, drafts: list[Draft]) 
         if dropped or attrs.get("dropped_glyphs"):
             attrs["dropped_glyphs"] = max(dropped, attrs.get("dropped_glyphs", 0))
             rules += (DROPPED_GLYPHS_RULE,)
+        if attrs.get("recovered_chars") and RECOVERED_RULE not in rules:
+            rules += (RECOVERED_RULE,)
         salt, n = engine, 0
         eid = element_id(doc_id, facts.number, bbox, text, salt)
         while eid in used:

@@ -11,7 +11,7 @@ from core.corpus_check import is_bad_char
 from core.ingest.pdf import parse_pdf
 from core.refine.rules import refine
 from core.store.records import doc_id_for, sha256_of
-from pdf_builders import build_pdf, control_char_pdf, line_numbered_page
+from pdf_builders import build_pdf, control_char_pdf, line_numbered_page, zero_width_mark_pdf
 
 C = Category
 ENGINES = ("fast", "layout")
@@ -32,6 +32,16 @@ def test_control_characters_are_dropped_and_recorded(engine):
     assert "dropped_unmappable_glyphs" in hit.rules and hit.attr("dropped_glyphs") == 3
     chunks = build_chunks(doc, "default")
     assert chunks and not any(is_bad_char(ch) for c in chunks for ch in c.text)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_characters_the_dict_output_drops_are_taken_back_from_the_words(engine):
+    data = zero_width_mark_pdf()
+    doc = ingest(data, engine)
+    hit = next(e for e in doc.elements() if "Marked" in e.text)
+    assert "MarkedX" in hit.text  # MuPDF's dict gives "Marked"; its words give "MarkedX"
+    assert "recovered_words" in hit.rules and hit.attr("recovered_chars") == 1
+    assert any("Second line" in e.text and "recovered_words" not in e.rules for e in doc.elements())
 
 
 BODY = ["この指針は、事業者が生成AIを利用する際に留意すべき事項として、イノベーシ",
