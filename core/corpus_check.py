@@ -47,9 +47,13 @@ def page_figures(page: Any, elements: Sequence[Any]) -> dict[str, int]:
     source = Counter({ch: n for ch, n in source_all.items() if not is_bad_char(ch)})
     found, pictures = Counter(), Counter()
     for el in elements:
-        found.update(_chars(el.text))
+        own = _chars(el.text)
+        for private, look, n in el.attr("symbol_glyphs") or ():  # a mapped Wingdings glyph is the page's character
+            own[look] -= n
+            own[private] += n
+        found.update(own)
         if el.category.value == "picture":
-            pictures.update(_chars(el.text))
+            pictures.update(own)
     bad = sum(n for ch, n in found.items() if is_bad_char(ch))
     return {
         "chars": sum(source.values()),

@@ -85,6 +85,47 @@ def zero_width_mark_pdf() -> bytes:
     return data
 
 
+def wingdings_bullets_pdf() -> bytes:
+    """A list whose bullets are set in Wingdings (codes 0x9F and 0xFC): PyMuPDF reads them as the
+    Private Use characters U+F09F and U+F0FC, as in the AI guideline in realdata/pdfs/ja."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=A4[0], height=A4[1])
+    helv = doc.get_new_xref()
+    doc.update_object(helv, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    wing = doc.get_new_xref()
+    doc.update_object(wing, "<< /Type /Font /Subtype /Type1 /BaseFont /Wingdings-Regular "
+                            "/Encoding << /Type /Encoding /Differences [159 /uniF09F 252 /uniF0FC] >> >>")
+    stream = doc.get_new_xref()
+    doc.update_object(stream, "<< >>")
+    doc.update_stream(stream, b"BT /F2 11 Tf 72 700 Td <9f> Tj /F1 11 Tf 14 0 Td (First point of the list.) Tj ET "
+                              b"BT /F2 11 Tf 72 684 Td <fc> Tj /F1 11 Tf 14 0 Td (Second point of the list.) Tj ET")
+    doc.xref_set_key(page.xref, "Contents", f"{stream} 0 R")
+    doc.xref_set_key(page.xref, "Resources", f"<< /Font << /F1 {helv} 0 R /F2 {wing} 0 R >> >>")
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
+def button_form_pdf() -> bytes:
+    """A form page: a text field, and two buttons drawn as filled rounded boxes around their
+    captions (as pdf.js' widget samples draw them) beside a caption text."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=A4[0], height=A4[1])
+    page.insert_text((72, 90), "Application for a parking permit", fontname="helv", fontsize=16)
+    page.insert_text((72, 140), "Name of the applicant:", fontname="helv", fontsize=11)
+    field = pymupdf.Widget()
+    field.field_type, field.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, "applicant"
+    field.rect = pymupdf.Rect(220, 126, 480, 146)
+    page.add_widget(field)
+    for x, caption in ((72, "Submit the form"), (260, "Clear all fields")):
+        box = pymupdf.Rect(x, 200, x + 160, 250)
+        page.draw_rect(box, color=(0.1, 0.2, 0.5), fill=(0.75, 0.82, 0.95), radius=0.2)
+        page.insert_text((x + 18, 230), caption, fontname="helv", fontsize=13)
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
 def line_numbered_page(page: pymupdf.Page, lines: list[str], x: float = 90, y: float = 100,
                        number_x: float = 52, size: float = 10.5) -> None:
     """A draft's body with margin line numbers 1, 2, 3 … on each line's baseline."""

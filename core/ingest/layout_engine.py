@@ -33,7 +33,7 @@ def layout_drafts(page: pymupdf.Page, facts: PageFacts, groups: Sequence[ModelBo
     drafts: list[Draft] = []
     for k, (box, label, lines, table_cells) in enumerate(zip(boxes, labels, assigned, cells)):
         category = category_from_label("pymupdf_layout", label)
-        if category is Category.PICTURE and _form_area(facts, box, lines):
+        if category is Category.PICTURE and (_form_area(facts, box, lines) or _drawn_on_form(facts, box, lines)):
             loose.extend(lines)  # its text stays text, in reading order among the model's boxes
             lines = assigned[k] = []
         if not lines and category not in (Category.PICTURE, Category.TABLE, Category.FORMULA):
@@ -77,6 +77,12 @@ def _form_area(facts: PageFacts, box: BBox, lines: Sequence[Line]) -> bool:
         return False
     many = len(lines) >= FORM_LINES or 2 * len(lines) >= len(facts.lines)
     return many and is_ruled_area(facts.vectors, box)
+
+
+def _drawn_on_form(facts: PageFacts, box: BBox, lines: Sequence[Line]) -> bool:
+    """A "picture" with text over no image on a page with widgets: a button face, a field's frame or
+    a drawn label, whose text is one of the form's labels (as in the fast engine)."""
+    return bool(lines and facts.widgets) and not any(overlap_area(b, box) > 0.5 * area(b) for b, _ in facts.images)
 
 
 def _rows_hold_lines(rows: Sequence[Sequence[str]], lines: Sequence[Line], share: float = 0.98) -> bool:

@@ -11,7 +11,7 @@ from core.corpus_check import is_bad_char
 from core.ingest.pdf import parse_pdf
 from core.refine.rules import refine
 from core.store.records import doc_id_for, sha256_of
-from pdf_builders import build_pdf, control_char_pdf, line_numbered_page, zero_width_mark_pdf
+from pdf_builders import build_pdf, button_form_pdf, control_char_pdf, line_numbered_page, wingdings_bullets_pdf, zero_width_mark_pdf
 
 C = Category
 ENGINES = ("fast", "layout")
@@ -145,3 +145,27 @@ def test_repeated_body_lines_near_the_top_are_not_furniture():
         assert cats[f"月次報告 第{page.number}号"] is C.PAGE_HEADER and cats[f"- {page.number} -"] is C.PAGE_FOOTER
         assert all(cat is C.TEXT for t, cat in cats.items() if t.startswith("項目")), cats
     assert any("項目2の売上は31億円" in c.text for c in build_chunks(doc, "default"))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_button_captions_on_a_form_page_are_text_not_pictures(engine):
+    """Failed before (fast): each drawn button became a picture holding its caption, so a tiny form
+    had most of its characters inside pictures (widget_corpus pdfjs issue15053: 53 of 70)."""
+    doc = ingest(button_form_pdf(), engine)
+    for caption in ("Submit the form", "Clear all fields"):
+        assert any(caption in e.text and e.category is not C.PICTURE for e in doc.elements())
+    assert not any(e.text.strip() for e in doc.elements() if e.category is C.PICTURE)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_wingdings_bullets_read_as_their_unicode_look_alikes(engine):
+    """Failed before: the bullets came through as U+F09F / U+F0FC (tofu in every export)."""
+    doc = ingest(wingdings_bullets_pdf(), engine)
+    text = "\n".join(e.text for e in doc.elements())
+    assert not re.search("[\ue000-\uf8ff]", text)
+    assert "•" in text and "✓" in text and "First point" in text
+    mapped = [e for e in doc.elements() if "mapped_symbol_glyphs" in e.rules]
+    assert mapped and all(e.attr("symbol_glyphs") for e in mapped)
+    chunks = build_chunks(doc, "default")
+    assert chunks and not any(re.search("[\ue000-\uf8ff]", c.text) for c in chunks)
+    assert not any(e.category is C.SELECTION_MARK for e in doc.elements())  # a bullet, not a check box
