@@ -74,3 +74,12 @@ def test_a_number_only_caption_takes_its_title():
     assert "生成AIの課題" not in table.text and "caption_title" in table.rules
     chunk = next(c.text for c in build_chunks(doc, "default") if "採用での差別" in c.text)
     assert chunk.count("生成AIの課題") == 1 and chunk.count("図表1") == 1
+
+
+def test_a_footnote_placed_between_sentences_is_a_line_of_its_own():
+    """Failed before: the sentence after the note was glued to the note's end ("…参照のこと。次の文…";
+    the white paper's p7: "…2023年7月22日号他方、民間事業者…")."""
+    doc = ingest(build_pdf(split_sentence_page))
+    body = next(c.text for c in build_chunks(doc, "default") if "今般" in c.text)
+    assert "＊1 指針の詳細は別紙を参照のこと。" in body.splitlines(), body
+    assert "次の文はここから始まる。" in body.replace("\n", "")
