@@ -38,7 +38,7 @@ def _font_traits(font: str) -> tuple[bool, bool, bool]:
 
 class Line:
     __slots__ = ("bbox", "text", "size", "bold", "fonts", "mono", "latin", "chars", "sup_start", "sup_marks", "block",
-                 "vertical", "spans", "glyphs", "dropped", "recovered")
+                 "vertical", "spans", "glyphs", "dropped", "recovered", "overprinted")
 
     def __init__(self, bbox: BBox, spans: list[Span], block: int):
         self.bbox = bbox
@@ -76,6 +76,7 @@ class Line:
         self.vertical = False
         self.dropped = 0  # U+FFFD / control characters removed from the spans (core.text.clean_text)
         self.recovered = 0  # characters the dict output lacked, taken back from the words (recover_words)
+        self.overprinted = 0  # copies of this line printed at the same place, not read again (page_facts)
 
     def _sup_marks(self, first: Span | None) -> tuple[str, ...]:
         """Numbers set as superscript inside the line: the body's references to its footnotes. A

@@ -77,7 +77,7 @@ def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, 
             if any(ch in SELECTION_GLYPHS for ch in line.text):
                 glyph_spans = True
             lines.append(line)
-    lines, line_numbers = split_line_numbers(lines)
+    lines, line_numbers = split_line_numbers(_without_overprints(lines))
     if not keep_images:
         images = [(b, i) for b, i in painted_image_boxes(page, show) if centre_on_page(b, rect)]
     if glyph_spans:
@@ -86,6 +86,22 @@ def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, 
     found = read_widgets(page, show)
     return PageFacts(page.number + 1, float(rect.width), float(rect.height), page.rotation % 360, label,
                      lines, images, vec, found.widgets, found.fallback, line_numbers)
+
+
+def _without_overprints(lines: list[Line]) -> list[Line]:
+    """A line printed twice at the same place (a chart's labels in two text layers, fake bold) is
+    read once; the kept line counts its copies (rule `overprinted_duplicates`, core.ingest.pdf)."""
+    kept: dict[tuple, Line] = {}
+    out = []
+    for ln in lines:
+        key = (ln.text.strip(), tuple(round(v) for v in ln.bbox))
+        first = kept.get(key)
+        if first is not None:
+            first.overprinted += 1
+            continue
+        kept[key] = ln
+        out.append(ln)
+    return out
 
 
 def _clean_spans(raw_spans: list[dict], show: Display) -> tuple[list[Span], int]:

@@ -34,6 +34,7 @@ from core.model import Document, Element, FrozenMap, Page, element_id, make_bbox
 from core.text import DROPPED_GLYPHS_RULE, SYMBOL_GLYPHS_RULE, clean_text, map_symbol_glyphs
 
 ENGINES = ("layout", "fast")
+OVERPRINT_RULE = "overprinted_duplicates"  # lines printed twice at one place, read once (page_facts)
 INGEST_VERSION = "1"  # bump when the elements an engine emits change, so stored outputs can be told apart
 
 ProgressFn = Callable[[int, int], None]
@@ -74,6 +75,10 @@ def _text_and_marks(d: Draft) -> tuple[str, dict, tuple[str, ...]]:
     if recovered:
         attrs["recovered_chars"] = recovered
         rules += () if RECOVERED_RULE in rules else (RECOVERED_RULE,)
+    overprinted = sum(ln.overprinted for ln in d.lines)
+    if overprinted:
+        attrs["overprinted_lines"] = overprinted
+        rules += (OVERPRINT_RULE,)
     fonts = attrs.get("fonts") or tuple(dict.fromkeys(f for ln in d.lines for f in ln.fonts))
     text, symbols = map_symbol_glyphs(text, fonts)
     if symbols:
