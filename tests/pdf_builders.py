@@ -126,6 +126,29 @@ def button_form_pdf() -> bytes:
     return data
 
 
+def spanning_table_page(p):
+    """A risk table whose first column holds group labels spanning several rows, each label set
+    on two lines (as the white paper's 図表Ⅰ-4-1-1)."""
+    x, y, w0, w1, w2, h = 72, 120, 90, 150, 210, 34
+    rows = [("リスク", "事例"), ("バイアスのある出力", "採用システムが女性を差別した"),
+            ("多様性の喪失", "意見及び回答が収束してしまう"), ("データ汚染攻撃", "学習データへ不正データが混入する"),
+            ("悪用", "詐欺目的での利用が問題視されている"), ("機密情報の流出", "個人情報がプロンプトから流出する"),
+            ("ハルシネーション", "事実と異なる回答をもっともらしく返す")]
+    for r, (risk, case) in enumerate(rows):
+        top = y + r * h
+        p.draw_rect((x + w0, top, x + w0 + w1, top + h), color=(0, 0, 0), width=0.8)
+        p.draw_rect((x + w0 + w1, top, x + w0 + w1 + w2, top + h), color=(0, 0, 0), width=0.8)
+        text(p, x + w0 + 4, top + 21, risk, 9)
+        text(p, x + w0 + w1 + 4, top + 21, case, 9)
+    p.draw_rect((x, y, x + w0, y + h), color=(0, 0, 0), width=0.8)
+    for first, last, label in ((1, 3, ("従来型AI", "から存在", "するリスク")), (4, 6, ("生成AIで", "特に顕在化", "したリスク"))):
+        top, bottom = y + first * h, y + (last + 1) * h
+        p.draw_rect((x, top, x + w0, bottom), color=(0, 0, 0), width=0.8)
+        mid = y + (first + 1) * h
+        for k, part in enumerate(label):
+            text(p, x + 4, mid - 6 + k * 12, part, 9)
+
+
 def line_numbered_page(page: pymupdf.Page, lines: list[str], x: float = 90, y: float = 100,
                        number_x: float = 52, size: float = 10.5) -> None:
     """A draft's body with margin line numbers 1, 2, 3 … on each line's baseline."""

@@ -108,7 +108,7 @@ def fast_drafts(facts: PageFacts, body: float, largest: float) -> list[Draft]:
         keep_regions.append((box, kind, region, [facts.lines[i] for i in inside]))
     for box, kind, region, inside in keep_regions:
         if kind == "table":
-            rows = table_rows(region, inside)
+            rows = table_rows(region, inside, facts.vectors.hsegs)
             text = "\n".join(" | ".join(r) for r in rows)
             attrs = {**text_attrs(inside), "rows": rows, "n_rows": len(rows),
                      "n_cols": max((len(r) for r in rows), default=0), "ruled": True}

@@ -95,12 +95,23 @@ def _rows_hold_lines(rows: Sequence[Sequence[str]], lines: Sequence[Line], share
     return sum(min(n, cells[ch]) for ch, n in own.items()) >= share * sum(own.values())
 
 
-def _model_table_rows(table_cells: Iterable[tuple[int, int, str]]) -> tuple[tuple[str, ...], ...]:
+def _model_table_rows(table_cells: Iterable[tuple]) -> tuple[tuple[str, ...], ...]:
+    """The model's cells as rows. It gives a cell's lines one by one, each with the rows it spans:
+    a line that starts inside the span of the cell above it in its column belongs to that cell (a
+    group label spanning rows, its lines falling in different rows)."""
     cells: dict[tuple[int, int], list[str]] = {}
-    for row, col, text in table_cells:
+    spans: dict[int, tuple[int, int]] = {}  # column → (first row, end row) of its last cell
+    for cell in table_cells:
+        row, col, text = cell[:3]
+        end = cell[3] if len(cell) > 3 else row + 1
         text = clean_text(text)[0].strip()
-        if text:
-            cells.setdefault((row, col), []).append(text)
+        if not text:
+            continue
+        first, last = spans.get(col, (row, end))
+        if first <= row < last:
+            row, end = first, max(last, end)
+        spans[col] = (row, end)
+        cells.setdefault((row, col), []).append(text)
     return grid_to_rows(cells)
 
 

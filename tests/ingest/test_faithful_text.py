@@ -11,7 +11,7 @@ from core.corpus_check import is_bad_char
 from core.ingest.pdf import parse_pdf
 from core.refine.rules import refine
 from core.store.records import doc_id_for, sha256_of
-from pdf_builders import build_pdf, button_form_pdf, control_char_pdf, line_numbered_page, wingdings_bullets_pdf, zero_width_mark_pdf
+from pdf_builders import build_pdf, button_form_pdf, control_char_pdf, line_numbered_page, spanning_table_page, wingdings_bullets_pdf, zero_width_mark_pdf
 
 C = Category
 ENGINES = ("fast", "layout")
@@ -169,3 +169,14 @@ def test_wingdings_bullets_read_as_their_unicode_look_alikes(engine):
     chunks = build_chunks(doc, "default")
     assert chunks and not any(re.search("[\ue000-\uf8ff]", c.text) for c in chunks)
     assert not any(e.category is C.SELECTION_MARK for e in doc.elements())  # a bullet, not a check box
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_group_label_spanning_rows_stays_one_cell(engine):
+    """Failed before: the label's lines fell in different rows, so the table (and its chunk) read
+    "生成AIで特に顕在化 | 悪用 …" and "したリスク | 機密情報の流出 …" (white paper 図表Ⅰ-4-1-1)."""
+    doc = ingest(build_pdf(spanning_table_page), engine)
+    rows = next(e for e in doc.elements() if e.category is C.TABLE).attr("rows")
+    firsts = [r[0] for r in rows]
+    assert "生成AIで特に顕在化したリスク" in firsts and "従来型AIから存在するリスク" in firsts, rows
+    assert not any(f in ("したリスク", "するリスク", "特に顕在化したリスク", "から存在するリスク") for f in firsts)
