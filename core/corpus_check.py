@@ -3,8 +3,8 @@ the text is, per engine (issue 10).
 
 Per file, in a child process of its own with a hard timeout (one hang or segfault cannot stall the
 run): ingested / refused cleanly (a `BadInput` message) / traceback / over 60 s; character coverage
-(the page's own non-space characters from `page.get_text("words")`, as a multiset, found in the
-text of the elements on the same page); the share of those characters inside `picture` elements;
+(the page's own non-space characters from `page.get_text("words")`, as a multiset, a word printed
+twice at the same place counted once, found in the text of the elements on the same page); the share of those characters inside `picture` elements;
 U+FFFD and control characters the elements and the default chunks hold beyond those the page
 itself yields; widgets found against `page.widgets()`.
 """
@@ -41,15 +41,21 @@ def _chars(text: str) -> Counter:
 def page_figures(page: Any, elements: Sequence[Any]) -> dict[str, int]:
     """One page's counts: its own characters, those found in elements / in pictures, bad ones added."""
     source_all = Counter()
-    for word in page.get_text("words"):
+    # a word printed twice at one place (two text layers, fake bold) is one word to a reader
+    words = {(w[4], round(w[0]), round(w[1]), round(w[2]), round(w[3])): w for w in page.get_text("words")}
+    for word in words.values():
         source_all.update(_chars(word[4]))
     source_bad = sum(n for ch, n in source_all.items() if is_bad_char(ch))
     source = Counter({ch: n for ch, n in source_all.items() if not is_bad_char(ch)})
     found, pictures = Counter(), Counter()
     for el in elements:
-        found.update(_chars(el.text))
+        own = _chars(el.text)
+        for private, look, n in el.attr("symbol_glyphs") or ():  # a mapped Wingdings glyph is the page's character
+            own[look] -= n
+            own[private] += n
+        found.update(own)
         if el.category.value == "picture":
-            pictures.update(_chars(el.text))
+            pictures.update(own)
     bad = sum(n for ch, n in found.items() if is_bad_char(ch))
     return {
         "chars": sum(source.values()),

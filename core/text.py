@@ -25,11 +25,35 @@ _UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffd]")
 DROPPED_GLYPHS_RULE = "dropped_unmappable_glyphs"
 _DIGITS = re.compile(r"\d+")
 
+# Wingdings draws its symbols at byte codes, which PyMuPDF gives as Private Use characters
+# (U+F000 + code): shown as tofu, searched for by nobody. The bullets, arrows and marks business
+# documents set in it, as their Unicode look-alikes (the Wingdings chart, e.g. alanwood.net/demos/wingdings.html).
+SYMBOL_GLYPHS_RULE = "mapped_symbol_glyphs"
+_WINGDINGS = {0x6C: "●", 0x6E: "■", 0x6F: "□", 0x71: "❑", 0x75: "◆", 0x76: "❖", 0x77: "⬥", 0x9E: "·", 0x9F: "•",
+              0xA0: "▪", 0xA1: "○", 0xA7: "▪", 0xA8: "◻", 0xAA: "✦", 0xAB: "★", 0xB2: "⟡", 0xD8: "➢", 0xDC: "➲",
+              0xE8: "➔", 0xEF: "⇦", 0xF0: "⇨", 0xF1: "⇧", 0xF2: "⇩", 0xFB: "✗", 0xFC: "✓", 0xFD: "☒", 0xFE: "☑"}
+_WINGDINGS_FONT = re.compile(r"wingdings(?![ _-]?[23])", re.I)
+
 
 def clean_text(text: str) -> tuple[str, int]:
     """The text without U+FFFD and control characters (tab and newline kept), and how many went."""
     cleaned, dropped = _UNPRINTABLE.subn("", text)
     return cleaned, dropped
+
+
+def map_symbol_glyphs(text: str, fonts: tuple[str, ...] | list[str]) -> tuple[str, tuple[tuple[str, str, int], ...]]:
+    """The text with Wingdings' Private Use characters as their Unicode look-alikes, when one of
+    the text's fonts is Wingdings, and what was mapped: (private character, look-alike, count)."""
+    if not any("\uf020" <= ch <= "\uf0ff" for ch in text) or not any(_WINGDINGS_FONT.search(f) for f in fonts):
+        return text, ()
+    mapped: dict[str, int] = {}
+    out = []
+    for ch in text:
+        look = _WINGDINGS.get(ord(ch) - 0xF000) if "\uf020" <= ch <= "\uf0ff" else None
+        if look:
+            mapped[ch] = mapped.get(ch, 0) + 1
+        out.append(look or ch)
+    return "".join(out), tuple((ch, _WINGDINGS[ord(ch) - 0xF000], n) for ch, n in mapped.items())
 
 
 def nfkc(text: str) -> str:

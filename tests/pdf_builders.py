@@ -63,6 +63,92 @@ def control_char_pdf(words: tuple[str, str] = ("Hello", "world")) -> bytes:
     return data
 
 
+def zero_width_mark_pdf() -> bytes:
+    """A line whose last glyph has zero width and a font of its own (a combining mark, as in
+    wild/pdfjs issue7426): MuPDF's dict output drops it, its word output keeps it ("Marked" + "X")."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=A4[0], height=A4[1])
+    helv = doc.get_new_xref()
+    doc.update_object(helv, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    mark = doc.get_new_xref()
+    widths = " ".join("0" if c == ord("X") else "600" for c in range(65, 91))
+    doc.update_object(mark, f"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /FirstChar 65 /LastChar 90 "
+                            f"/Widths [{widths}] >>")
+    stream = doc.get_new_xref()
+    doc.update_object(stream, "<< >>")
+    doc.update_stream(stream, b"BT /F1 12 Tf 72 700 Td (Marked) Tj /F2 12 Tf (X) Tj ET "
+                              b"BT /F1 12 Tf 72 670 Td (Second line of body text.) Tj ET")
+    doc.xref_set_key(page.xref, "Contents", f"{stream} 0 R")
+    doc.xref_set_key(page.xref, "Resources", f"<< /Font << /F1 {helv} 0 R /F2 {mark} 0 R >> >>")
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
+def wingdings_bullets_pdf() -> bytes:
+    """A list whose bullets are set in Wingdings (codes 0x9F and 0xFC): PyMuPDF reads them as the
+    Private Use characters U+F09F and U+F0FC, as in the AI guideline in realdata/pdfs/ja."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=A4[0], height=A4[1])
+    helv = doc.get_new_xref()
+    doc.update_object(helv, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    wing = doc.get_new_xref()
+    doc.update_object(wing, "<< /Type /Font /Subtype /Type1 /BaseFont /Wingdings-Regular "
+                            "/Encoding << /Type /Encoding /Differences [159 /uniF09F 252 /uniF0FC] >> >>")
+    stream = doc.get_new_xref()
+    doc.update_object(stream, "<< >>")
+    doc.update_stream(stream, b"BT /F2 11 Tf 72 700 Td <9f> Tj /F1 11 Tf 14 0 Td (First point of the list.) Tj ET "
+                              b"BT /F2 11 Tf 72 684 Td <fc> Tj /F1 11 Tf 14 0 Td (Second point of the list.) Tj ET")
+    doc.xref_set_key(page.xref, "Contents", f"{stream} 0 R")
+    doc.xref_set_key(page.xref, "Resources", f"<< /Font << /F1 {helv} 0 R /F2 {wing} 0 R >> >>")
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
+def button_form_pdf() -> bytes:
+    """A form page: a text field, and two buttons drawn as filled rounded boxes around their
+    captions (as pdf.js' widget samples draw them) beside a caption text."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=A4[0], height=A4[1])
+    page.insert_text((72, 90), "Application for a parking permit", fontname="helv", fontsize=16)
+    page.insert_text((72, 140), "Name of the applicant:", fontname="helv", fontsize=11)
+    field = pymupdf.Widget()
+    field.field_type, field.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, "applicant"
+    field.rect = pymupdf.Rect(220, 126, 480, 146)
+    page.add_widget(field)
+    for x, caption in ((72, "Submit the form"), (260, "Clear all fields")):
+        box = pymupdf.Rect(x, 200, x + 160, 250)
+        page.draw_rect(box, color=(0.1, 0.2, 0.5), fill=(0.75, 0.82, 0.95), radius=0.2)
+        page.insert_text((x + 18, 230), caption, fontname="helv", fontsize=13)
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
+def spanning_table_page(p):
+    """A risk table whose first column holds group labels spanning several rows, each label set
+    on two lines (as the white paper's 図表Ⅰ-4-1-1)."""
+    x, y, w0, w1, w2, h = 72, 120, 90, 150, 210, 34
+    rows = [("リスク", "事例"), ("バイアスのある出力", "採用システムが女性を差別した"),
+            ("多様性の喪失", "意見及び回答が収束してしまう"), ("データ汚染攻撃", "学習データへ不正データが混入する"),
+            ("悪用", "詐欺目的での利用が問題視されている"), ("機密情報の流出", "個人情報がプロンプトから流出する"),
+            ("ハルシネーション", "事実と異なる回答をもっともらしく返す")]
+    for r, (risk, case) in enumerate(rows):
+        top = y + r * h
+        p.draw_rect((x + w0, top, x + w0 + w1, top + h), color=(0, 0, 0), width=0.8)
+        p.draw_rect((x + w0 + w1, top, x + w0 + w1 + w2, top + h), color=(0, 0, 0), width=0.8)
+        text(p, x + w0 + 4, top + 21, risk, 9)
+        text(p, x + w0 + w1 + 4, top + 21, case, 9)
+    p.draw_rect((x, y, x + w0, y + h), color=(0, 0, 0), width=0.8)
+    for first, last, label in ((1, 3, ("従来型AI", "から存在", "するリスク")), (4, 6, ("生成AIで", "特に顕在化", "したリスク"))):
+        top, bottom = y + first * h, y + (last + 1) * h
+        p.draw_rect((x, top, x + w0, bottom), color=(0, 0, 0), width=0.8)
+        mid = y + (first + 1) * h
+        for k, part in enumerate(label):
+            text(p, x + 4, mid - 6 + k * 12, part, 9)
+
+
 def line_numbered_page(page: pymupdf.Page, lines: list[str], x: float = 90, y: float = 100,
                        number_x: float = 52, size: float = 10.5) -> None:
     """A draft's body with margin line numbers 1, 2, 3 … on each line's baseline."""

@@ -154,6 +154,7 @@ class BlockMaker:
                 else:
                     p = pieces[at]
                     pieces[at] = Piece(p.text + "\n" + glue.text, p.elements + glue.elements, p.joins_previous)
+                    _new_line_after(pieces, at)
             else:
                 if pieces:
                     p = pieces[0]
@@ -278,7 +279,14 @@ def _glue_after(block: Block, at: int, notes: list[Piece]) -> Block:
     p = pieces[at]
     text = "\n".join([p.text] + [n.text for n in notes])
     pieces[at] = Piece(text, p.elements + tuple(e for n in notes for e in n.elements), p.joins_previous)
+    _new_line_after(pieces, at)
     return replace(block, pieces=tuple(pieces))
+
+
+def _new_line_after(pieces: list[Piece], at: int) -> None:
+    """The sentence after a glued note starts a line of its own, not glued to the note's end."""
+    if at + 1 < len(pieces) and pieces[at + 1].joins_previous:
+        pieces[at + 1] = replace(pieces[at + 1], joins_previous=False)
 
 
 _LONE_MARKER = re.compile(r"^(?:[*＊※]\s*\d{1,3}|注\s*\d{1,3}|[¹²³⁴⁵⁶⁷⁸⁹⁰]+|\(\d{1,2}\)|（\d{1,2}）)$")

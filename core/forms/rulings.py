@@ -7,7 +7,9 @@ addressable unit of a document (`unit_index`) is built here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Iterable, Mapping
 
 from core.categories import Category
@@ -22,12 +24,41 @@ C = Category
 class Rulings:
     h: tuple[tuple[float, float, float], ...]  # (y, x0, x1)
     v: tuple[tuple[float, float, float], ...]  # (x, y0, y1)
+    # both sorted by position, with the positions apart, and each queried position's strokes kept
+    # sorted by start with their running furthest end: a lookup is two bisections, not a walk over
+    # every stroke (a slide page holds 600 h × 600 v strokes, dashes among them)
+    _h: tuple[tuple[float, ...], tuple[tuple[float, float, float], ...]] = field(init=False, repr=False, compare=False)
+    _v: tuple[tuple[float, ...], tuple[tuple[float, float, float], ...]] = field(init=False, repr=False, compare=False)
+    _windows: dict = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for name, segs in (("_h", self.h), ("_v", self.v)):
+            ordered = tuple(sorted(segs))
+            object.__setattr__(self, name, (tuple(s[0] for s in ordered), ordered))
+        object.__setattr__(self, "_windows", {})
 
     def covers_h(self, y: float, x0: float, x1: float, tol: float = 2.5) -> bool:
-        return any(abs(sy - y) <= tol and a <= x0 + tol and b >= x1 - tol for sy, a, b in self.h)
+        return self._covers("h", y, x0, x1, tol)
 
     def covers_v(self, x: float, y0: float, y1: float, tol: float = 2.5) -> bool:
-        return any(abs(sx - x) <= tol and a <= y0 + tol and b >= y1 - tol for sx, a, b in self.v)
+        return self._covers("v", x, y0, y1, tol)
+
+    def h_between(self, y0: float, y1: float) -> tuple[tuple[float, float, float], ...]:
+        """The horizontal strokes strictly between two heights."""
+        ys, segs = self._h
+        return segs[bisect_right(ys, y0):bisect_left(ys, y1)]
+
+    def _covers(self, axis: str, pos: float, a0: float, a1: float, tol: float) -> bool:
+        """A stroke within `tol` of `pos` that spans [a0, a1] (within `tol`)."""
+        key = (axis, pos, tol)
+        window = self._windows.get(key)
+        if window is None:
+            positions, segs = self._h if axis == "h" else self._v
+            near = sorted(segs[i][1:] for i in range(bisect_left(positions, pos - tol), bisect_right(positions, pos + tol)))
+            window = self._windows[key] = ([a for a, _ in near], list(accumulate((b for _, b in near), max)))
+        starts, reach = window
+        k = bisect_right(starts, a0 + tol)
+        return k > 0 and reach[k - 1] >= a1 - tol
 
 
 def _merge(segs: Iterable[tuple[float, float, float]], tol: float = 1.2) -> tuple[tuple[float, float, float], ...]:
@@ -113,19 +144,26 @@ def open_row_at(r: Rulings, x: float, y: float, max_h: float = 70) -> BBox | Non
     return (lw, t[0], rw, b[0])
 
 
+# Wall pairs input_boxes tests on one page at most: a form page needs a few thousand (irs f7004:
+# 17k); a slide of drawn grids (wild nlp2004slides p12: 600 h × 600 v strokes) needs millions and
+# would take minutes. Past the budget the page keeps the boxes found so far (top to bottom).
+INPUT_BOX_BUDGET = 200_000
+
+
 def input_boxes(doc: Document, page: Page) -> tuple[Unit, ...]:
     """Closed rectangles with no text in them, sized like an input area: empty values' places."""
     r = page_rulings(doc, page)
     texts = [e.bbox for e in page.elements if e.text.strip() and e.category not in (C.PICTURE, C.DECORATIVE)]
     out: dict[str, Unit] = {}
     hs = sorted({round(y, 1) for y, _, _ in r.h})
+    budget = [INPUT_BOX_BUDGET]
     for i, top in enumerate(hs):
         for bottom in hs[i + 1:]:
-            if bottom - top > 120:
+            if bottom - top > 120 or budget[0] <= 0:
                 break
             if bottom - top < 8:
                 continue
-            for x0, x1 in _spans_closed(r, top, bottom):
+            for x0, x1 in _spans_closed(r, top, bottom, budget):
                 box = (x0, top, x1, bottom)
                 if x1 - x0 < 20 or any(overlap_area(t, box) > 0.3 * max(overlap_area(t, t), 1e-6) for t in texts):
                     continue
@@ -134,13 +172,15 @@ def input_boxes(doc: Document, page: Page) -> tuple[Unit, ...]:
     return tuple(out.values())
 
 
-def _spans_closed(r: Rulings, top: float, bottom: float) -> list[tuple[float, float]]:
+def _spans_closed(r: Rulings, top: float, bottom: float, budget: list[int]) -> list[tuple[float, float]]:
     walls = sorted(x for x, a, b in r.v if a <= top + 2.5 and b >= bottom - 2.5)
+    budget[0] -= max(len(walls) - 1, 0)
+    inner = sorted({y for y, _, _ in r.h_between(top + 2, bottom - 2)})
     out = []
     for a, b in zip(walls, walls[1:]):
         if r.covers_h(top, a, b) and r.covers_h(bottom, a, b):
             # only the tightest box: no rule in between that closes a smaller one
-            if not any(top + 2 < y < bottom - 2 and r.covers_h(y, a, b) for y, _, _ in r.h):
+            if not any(r.covers_h(y, a, b) for y in inner):
                 out.append((a, b))
     return out
 

@@ -99,11 +99,16 @@ def fast_drafts(facts: PageFacts, body: float, largest: float) -> list[Draft]:
                 continue  # a panel of text on a coloured background, not a figure
             if len(inside) >= FORM_LINES and is_ruled_area(facts.vectors, box):
                 continue  # a ruled form area holding its text: text elements (and rulings), not a picture
+            if facts.widgets:
+                # on a form page a drawn box is a button face or a field's frame: its caption is one
+                # of the form's labels, so it stays text (the drawing stays a picture of its own)
+                keep_regions.append((box, kind, region, []))
+                continue
         taken.update(inside)
         keep_regions.append((box, kind, region, [facts.lines[i] for i in inside]))
     for box, kind, region, inside in keep_regions:
         if kind == "table":
-            rows = table_rows(region, inside)
+            rows = table_rows(region, inside, facts.vectors.hsegs)
             text = "\n".join(" | ".join(r) for r in rows)
             attrs = {**text_attrs(inside), "rows": rows, "n_rows": len(rows),
                      "n_cols": max((len(r) for r in rows), default=0), "ruled": True}

@@ -33,7 +33,7 @@ def layout_drafts(page: pymupdf.Page, facts: PageFacts, groups: Sequence[ModelBo
     drafts: list[Draft] = []
     for k, (box, label, lines, table_cells) in enumerate(zip(boxes, labels, assigned, cells)):
         category = category_from_label("pymupdf_layout", label)
-        if category is Category.PICTURE and _form_area(facts, box, lines):
+        if category is Category.PICTURE and (_form_area(facts, box, lines) or _drawn_on_form(facts, box, lines)):
             loose.extend(lines)  # its text stays text, in reading order among the model's boxes
             lines = assigned[k] = []
         if not lines and category not in (Category.PICTURE, Category.TABLE, Category.FORMULA):
@@ -79,6 +79,12 @@ def _form_area(facts: PageFacts, box: BBox, lines: Sequence[Line]) -> bool:
     return many and is_ruled_area(facts.vectors, box)
 
 
+def _drawn_on_form(facts: PageFacts, box: BBox, lines: Sequence[Line]) -> bool:
+    """A "picture" with text over no image on a page with widgets: a button face, a field's frame or
+    a drawn label, whose text is one of the form's labels (as in the fast engine)."""
+    return bool(lines and facts.widgets) and not any(overlap_area(b, box) > 0.5 * area(b) for b, _ in facts.images)
+
+
 def _rows_hold_lines(rows: Sequence[Sequence[str]], lines: Sequence[Line], share: float = 0.98) -> bool:
     """The model's cell texts hold (nearly) every character of the page's lines in its box. When
     they do not (its own extraction lost or repeated glyphs), the lines' text is the table's."""
@@ -89,12 +95,23 @@ def _rows_hold_lines(rows: Sequence[Sequence[str]], lines: Sequence[Line], share
     return sum(min(n, cells[ch]) for ch, n in own.items()) >= share * sum(own.values())
 
 
-def _model_table_rows(table_cells: Iterable[tuple[int, int, str]]) -> tuple[tuple[str, ...], ...]:
+def _model_table_rows(table_cells: Iterable[tuple]) -> tuple[tuple[str, ...], ...]:
+    """The model's cells as rows. It gives a cell's lines one by one, each with the rows it spans:
+    a line that starts inside the span of the cell above it in its column belongs to that cell (a
+    group label spanning rows, its lines falling in different rows)."""
     cells: dict[tuple[int, int], list[str]] = {}
-    for row, col, text in table_cells:
+    spans: dict[int, tuple[int, int]] = {}  # column → (first row, end row) of its last cell
+    for cell in table_cells:
+        row, col, text = cell[:3]
+        end = cell[3] if len(cell) > 3 else row + 1
         text = clean_text(text)[0].strip()
-        if text:
-            cells.setdefault((row, col), []).append(text)
+        if not text:
+            continue
+        first, last = spans.get(col, (row, end))
+        if first <= row < last:
+            row, end = first, max(last, end)
+        spans[col] = (row, end)
+        cells.setdefault((row, col), []).append(text)
     return grid_to_rows(cells)
 
 

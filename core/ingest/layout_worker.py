@@ -267,7 +267,7 @@ def layout_worker_pids() -> list[int]:
         return [pid for pool in _POOLS.values() for pid in pool.pids()]
 
 
-ModelBox = tuple[float, float, float, float, str, tuple]  # x0, y0, x1, y1, class, ((row, col, text), ...)
+ModelBox = tuple[float, float, float, float, str, tuple]  # x0, y0, x1, y1, class, ((row, col, text, row_end), ...)
 
 
 def model_boxes(page: pymupdf.Page) -> list[ModelBox]:
@@ -279,7 +279,8 @@ def model_boxes(page: pymupdf.Page) -> list[ModelBox]:
     out: list[ModelBox] = []
     for g in page.layout_information or []:
         if isinstance(g, dict):
-            cells = tuple((int(c.row_start), int(c.col_start), str(getattr(c, "text", "") or ""))
+            cells = tuple((int(c.row_start), int(c.col_start), str(getattr(c, "text", "") or ""),
+                           int(getattr(c, "row_end", c.row_start + 1) or c.row_start + 1))
                           for c in (g.get("table_cells") or ()))
             out.append((*map(float, g["group_bbox"][:4]), str(g["class_name"]), cells))
         else:  # plain form [x0, y0, x1, y1, class]

@@ -61,7 +61,7 @@ _FULL_WIDTH = str.maketrans("０１２３４５６７８９", "0123456789")
 
 def _line_of(ln: Line, spans: list[Span]) -> Line:
     out = Line(union(s.bbox for s in spans), spans, ln.block)
-    out.dropped = ln.dropped
+    out.dropped, out.recovered, out.overprinted = ln.dropped, ln.recovered, ln.overprinted
     return out
 
 

@@ -38,7 +38,7 @@ def _font_traits(font: str) -> tuple[bool, bool, bool]:
 
 class Line:
     __slots__ = ("bbox", "text", "size", "bold", "fonts", "mono", "latin", "chars", "sup_start", "sup_marks", "block",
-                 "vertical", "spans", "glyphs", "dropped")
+                 "vertical", "spans", "glyphs", "dropped", "recovered", "overprinted")
 
     def __init__(self, bbox: BBox, spans: list[Span], block: int):
         self.bbox = bbox
@@ -75,6 +75,8 @@ class Line:
         self.glyphs: tuple[tuple[str, BBox], ...] = ()
         self.vertical = False
         self.dropped = 0  # U+FFFD / control characters removed from the spans (core.text.clean_text)
+        self.recovered = 0  # characters the dict output lacked, taken back from the words (recover_words)
+        self.overprinted = 0  # copies of this line printed at the same place, not read again (page_facts)
 
     def _sup_marks(self, first: Span | None) -> tuple[str, ...]:
         """Numbers set as superscript inside the line: the body's references to its footnotes. A
@@ -186,6 +188,9 @@ def text_attrs(lines: Sequence[Line], keep_lines: bool = False) -> dict[str, Any
     dropped = sum(ln.dropped for ln in lines)
     if dropped:
         attrs["dropped_glyphs"] = dropped
+    recovered = sum(ln.recovered for ln in lines)
+    if recovered:
+        attrs["recovered_chars"] = recovered
     if ordered[0].sup_start:
         attrs["sup_start"] = True
     marks = [m for ln in ordered for m in ln.sup_marks]

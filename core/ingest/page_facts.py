@@ -11,6 +11,7 @@ from core.ingest.display import Display, centre_on_page
 from core.ingest.line_numbers import split_line_numbers
 from core.ingest.image_cap import painted_image_boxes
 from core.ingest.lines import Line, Span, locate_glyphs
+from core.ingest.recover_words import recover_missing_words
 from core.ingest.vectors import Vectors, read_vectors
 from core.ingest.widgets import Widget, read_widgets
 from core.model import BBox
@@ -46,11 +47,13 @@ def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, 
     show = Display(page)
     rect = page.rect
     label = (page.get_label() or None) if labels else None
-    data = page.get_text("dict", flags=TEXT_FLAGS if keep_images else TEXT_FLAGS & ~pymupdf.TEXT_PRESERVE_IMAGES)
+    textpage = page.get_textpage(flags=TEXT_FLAGS if keep_images else TEXT_FLAGS & ~pymupdf.TEXT_PRESERVE_IMAGES)
+    # the words of the same text page are the reference for what the page says (recover_words)
+    blocks = recover_missing_words(textpage.extractDICT()["blocks"], textpage.extractWORDS())
     lines: list[Line] = []
     glyph_spans = False
     images: list[tuple[BBox, str]] = []
-    for bi, block in enumerate(data["blocks"]):
+    for bi, block in enumerate(blocks):
         if block.get("type") == 1:
             box = show(block["bbox"])
             if not centre_on_page(box, rect):
@@ -69,11 +72,12 @@ def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, 
                 continue
             line = Line(show(raw["bbox"]), spans, bi)
             line.dropped = dropped
+            line.recovered = raw.get("recovered", 0)
             line.vertical = abs(raw.get("dir", (1, 0))[1]) > 0.9  # tategaki: the line runs downwards
             if any(ch in SELECTION_GLYPHS for ch in line.text):
                 glyph_spans = True
             lines.append(line)
-    lines, line_numbers = split_line_numbers(lines)
+    lines, line_numbers = split_line_numbers(_without_overprints(lines))
     if not keep_images:
         images = [(b, i) for b, i in painted_image_boxes(page, show) if centre_on_page(b, rect)]
     if glyph_spans:
@@ -82,6 +86,22 @@ def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, 
     found = read_widgets(page, show)
     return PageFacts(page.number + 1, float(rect.width), float(rect.height), page.rotation % 360, label,
                      lines, images, vec, found.widgets, found.fallback, line_numbers)
+
+
+def _without_overprints(lines: list[Line]) -> list[Line]:
+    """A line printed twice at the same place (a chart's labels in two text layers, fake bold) is
+    read once; the kept line counts its copies (rule `overprinted_duplicates`, core.ingest.pdf)."""
+    kept: dict[tuple, Line] = {}
+    out = []
+    for ln in lines:
+        key = (ln.text.strip(), tuple(round(v) for v in ln.bbox))
+        first = kept.get(key)
+        if first is not None:
+            first.overprinted += 1
+            continue
+        kept[key] = ln
+        out.append(ln)
+    return out
 
 
 def _clean_spans(raw_spans: list[dict], show: Display) -> tuple[list[Span], int]:

@@ -27,12 +27,14 @@ from core.ingest.lines import is_vertical
 from core.ingest.ocr import OcrOutcome, OcrSettings, element_ocr_attrs, ocr_document, without_page_scan
 from core.ingest.opening import OpenedPdf, open_pdf
 from core.ingest.page_facts import PageFacts, read_page
+from core.ingest.recover_words import RECOVERED_RULE
 from core.ingest.reading_order import insert_in_order, xy_cut_order
 from core.ingest.widgets import widget_drafts
 from core.model import Document, Element, FrozenMap, Page, element_id, make_bbox
-from core.text import DROPPED_GLYPHS_RULE, clean_text
+from core.text import DROPPED_GLYPHS_RULE, SYMBOL_GLYPHS_RULE, clean_text, map_symbol_glyphs
 
 ENGINES = ("layout", "fast")
+OVERPRINT_RULE = "overprinted_duplicates"  # lines printed twice at one place, read once (page_facts)
 INGEST_VERSION = "1"  # bump when the elements an engine emits change, so stored outputs can be told apart
 
 ProgressFn = Callable[[int, int], None]
@@ -44,12 +46,7 @@ def build_page(doc_id: str, engine: str, facts: PageFacts, drafts: list[Draft]) 
     elements = []
     for seq, d in enumerate(drafts):
         bbox = make_bbox(d.bbox)
-        text, dropped = clean_text(d.final_text())
-        attrs = dict(d.attrs)
-        rules = d.rules
-        if dropped or attrs.get("dropped_glyphs"):
-            attrs["dropped_glyphs"] = max(dropped, attrs.get("dropped_glyphs", 0))
-            rules += (DROPPED_GLYPHS_RULE,)
+        text, attrs, rules = _text_and_marks(d)
         salt, n = engine, 0
         eid = element_id(doc_id, facts.number, bbox, text, salt)
         while eid in used:
@@ -62,6 +59,32 @@ def build_page(doc_id: str, engine: str, facts: PageFacts, drafts: list[Draft]) 
     notice = f"widgets read by PyMuPDF's reader: {facts.widget_fallback}" if facts.widget_fallback else None
     return Page(facts.number, round(facts.width, 2), round(facts.height, 2), facts.rotation, facts.label,
                 tuple(elements), notice)
+
+
+def _text_and_marks(d: Draft) -> tuple[str, dict, tuple[str, ...]]:
+    """The draft's final text, clean, and the attrs and rules that record what ingest did to its
+    characters (a draft without text attrs, e.g. the layout engine's loose lines, reads its lines)."""
+    text, dropped = clean_text(d.final_text())
+    attrs = dict(d.attrs)
+    rules = d.rules
+    dropped = max(dropped, attrs.get("dropped_glyphs", 0), sum(ln.dropped for ln in d.lines))
+    if dropped:
+        attrs["dropped_glyphs"] = dropped
+        rules += (DROPPED_GLYPHS_RULE,)
+    recovered = attrs.get("recovered_chars") or sum(ln.recovered for ln in d.lines)
+    if recovered:
+        attrs["recovered_chars"] = recovered
+        rules += () if RECOVERED_RULE in rules else (RECOVERED_RULE,)
+    overprinted = sum(ln.overprinted for ln in d.lines)
+    if overprinted:
+        attrs["overprinted_lines"] = overprinted
+        rules += (OVERPRINT_RULE,)
+    fonts = attrs.get("fonts") or tuple(dict.fromkeys(f for ln in d.lines for f in ln.fonts))
+    text, symbols = map_symbol_glyphs(text, fonts)
+    if symbols:
+        attrs["symbol_glyphs"] = symbols  # what the reviewer (and the corpus check) can trace back
+        rules += (SYMBOL_GLYPHS_RULE,)
+    return text, attrs, rules
 
 
 @dataclass(frozen=True)

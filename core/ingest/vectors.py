@@ -261,12 +261,16 @@ def _seg_box(kind: str, seg: tuple[float, float, float]) -> BBox:
     return (a, pos - 0.5, b, pos + 0.5) if kind == "h" else (pos - 0.5, a, pos + 0.5, b)
 
 
-def table_rows(region: RuledRegion, lines: Sequence[Line]) -> tuple[tuple[str, ...], ...]:
-    """Cell texts by the ruling grid: each span goes to the cell holding its centre."""
+def table_rows(region: RuledRegion, lines: Sequence[Line],
+               hsegs: Sequence[tuple[float, float, float, int]] = ()) -> tuple[tuple[str, ...], ...]:
+    """Cell texts by the ruling grid: each span goes to the cell holding its centre. With the
+    page's horizontal strokes, a cell whose top boundary is not ruled across its column is part of
+    the cell above (a group label spanning rows, its lines falling in different rows)."""
     ys, xs = sorted(region.rows), sorted(region.cols)
     if len(ys) < 2 or len(xs) < 2:
         return ()
     cells: dict[tuple[int, int], list[str]] = {}
+    hsegs = [h for h in hsegs if ys[0] - 2 <= h[0] <= ys[-1] + 2 and h[2] >= xs[0] and h[1] <= xs[-1]]
     for ln in lines:
         for s in ln.spans:
             if not s.text.strip():
@@ -274,8 +278,16 @@ def table_rows(region: RuledRegion, lines: Sequence[Line]) -> tuple[tuple[str, .
             cx, cy = (s.bbox[0] + s.bbox[2]) / 2, (s.bbox[1] + s.bbox[3]) / 2
             r = min(max(bisect.bisect_right(ys, cy) - 1, 0), len(ys) - 2)
             c = min(max(bisect.bisect_right(xs, cx) - 1, 0), len(xs) - 2)
+            while hsegs and r > 0 and not _ruled_across(hsegs, ys[r], xs[c], xs[c + 1]):
+                r -= 1
             cells.setdefault((r, c), []).append(s.text.strip())
     return grid_to_rows(cells)
+
+
+def _ruled_across(hsegs: Sequence[tuple[float, float, float, int]], y: float, x0: float, x1: float) -> bool:
+    """A horizontal stroke at height y that runs across most of [x0, x1]."""
+    need = 0.6 * (x1 - x0)
+    return any(abs(sy - y) <= 1.5 and min(b, x1) - max(a, x0) >= need for sy, a, b, _ in hsegs)
 
 
 def grid_to_rows(cells: dict[tuple[int, int], list[str]]) -> tuple[tuple[str, ...], ...]:

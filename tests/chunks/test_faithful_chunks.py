@@ -2,6 +2,8 @@
 with their titles; on PDFs built here, through ingest, refine and the chunker."""
 from __future__ import annotations
 
+import re
+
 from core.categories import Category
 from core.chunks.chunking import build_chunks
 from core.ingest.pdf import parse_pdf
@@ -74,3 +76,34 @@ def test_a_number_only_caption_takes_its_title():
     assert "生成AIの課題" not in table.text and "caption_title" in table.rules
     chunk = next(c.text for c in build_chunks(doc, "default") if "採用での差別" in c.text)
     assert chunk.count("生成AIの課題") == 1 and chunk.count("図表1") == 1
+
+
+def test_a_footnote_placed_between_sentences_is_a_line_of_its_own():
+    """Failed before: the sentence after the note was glued to the note's end ("…参照のこと。次の文…";
+    the white paper's p7: "…2023年7月22日号他方、民間事業者…")."""
+    doc = ingest(build_pdf(split_sentence_page))
+    body = next(c.text for c in build_chunks(doc, "default") if "今般" in c.text)
+    assert "＊1 指針の詳細は別紙を参照のこと。" in body.splitlines(), body
+    assert "次の文はここから始まる。" in body.replace("\n", "")
+
+
+def overprinted_chart_page(p):
+    """A bar chart whose value labels are printed twice at the same place (two text layers, as the
+    white paper's p3 chart is), its caption above."""
+    text(p, 72, 90, "図表3 各モデルのパラメータ数", 9)
+    for i, value in enumerate(("27", "70", "130", "700")):
+        p.draw_rect((100, 120 + i * 30, 120 + i * 60, 140 + i * 30), color=(0, 0, 0), fill=(0.3, 0.5, 0.8))
+        for _ in range(2):
+            text(p, 126 + i * 60, 134 + i * 30, value, 8)
+    p.draw_line((95, 115), (95, 245), color=(0, 0, 0))
+    text(p, 72, 300, "モデルの規模は年々大きくなっている。")
+
+
+def test_labels_printed_twice_at_one_place_are_read_once():
+    """Failed before: every label came out twice ("27 27 70 70 …"), both engines' picture text."""
+    for engine in ("fast", "layout"):
+        doc = ingest(build_pdf(overprinted_chart_page), engine)
+        text_all = " ".join(e.text for e in doc.elements())
+        for value in ("27", "70", "130", "700"):
+            assert len(re.findall(rf"(?<![\d,]){value}(?![\d,])", text_all)) == 1, (engine, text_all)
+        assert any("overprinted_duplicates" in e.rules for e in doc.elements())

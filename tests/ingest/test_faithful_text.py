@@ -11,7 +11,7 @@ from core.corpus_check import is_bad_char
 from core.ingest.pdf import parse_pdf
 from core.refine.rules import refine
 from core.store.records import doc_id_for, sha256_of
-from pdf_builders import build_pdf, control_char_pdf, line_numbered_page
+from pdf_builders import build_pdf, button_form_pdf, control_char_pdf, line_numbered_page, spanning_table_page, wingdings_bullets_pdf, zero_width_mark_pdf
 
 C = Category
 ENGINES = ("fast", "layout")
@@ -32,6 +32,16 @@ def test_control_characters_are_dropped_and_recorded(engine):
     assert "dropped_unmappable_glyphs" in hit.rules and hit.attr("dropped_glyphs") == 3
     chunks = build_chunks(doc, "default")
     assert chunks and not any(is_bad_char(ch) for c in chunks for ch in c.text)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_characters_the_dict_output_drops_are_taken_back_from_the_words(engine):
+    data = zero_width_mark_pdf()
+    doc = ingest(data, engine)
+    hit = next(e for e in doc.elements() if "Marked" in e.text)
+    assert "MarkedX" in hit.text  # MuPDF's dict gives "Marked"; its words give "MarkedX"
+    assert "recovered_words" in hit.rules and hit.attr("recovered_chars") == 1
+    assert any("Second line" in e.text and "recovered_words" not in e.rules for e in doc.elements())
 
 
 BODY = ["この指針は、事業者が生成AIを利用する際に留意すべき事項として、イノベーシ",
@@ -135,3 +145,38 @@ def test_repeated_body_lines_near_the_top_are_not_furniture():
         assert cats[f"月次報告 第{page.number}号"] is C.PAGE_HEADER and cats[f"- {page.number} -"] is C.PAGE_FOOTER
         assert all(cat is C.TEXT for t, cat in cats.items() if t.startswith("項目")), cats
     assert any("項目2の売上は31億円" in c.text for c in build_chunks(doc, "default"))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_button_captions_on_a_form_page_are_text_not_pictures(engine):
+    """Failed before (fast): each drawn button became a picture holding its caption, so a tiny form
+    had most of its characters inside pictures (widget_corpus pdfjs issue15053: 53 of 70)."""
+    doc = ingest(button_form_pdf(), engine)
+    for caption in ("Submit the form", "Clear all fields"):
+        assert any(caption in e.text and e.category is not C.PICTURE for e in doc.elements())
+    assert not any(e.text.strip() for e in doc.elements() if e.category is C.PICTURE)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_wingdings_bullets_read_as_their_unicode_look_alikes(engine):
+    """Failed before: the bullets came through as U+F09F / U+F0FC (tofu in every export)."""
+    doc = ingest(wingdings_bullets_pdf(), engine)
+    text = "\n".join(e.text for e in doc.elements())
+    assert not re.search("[\ue000-\uf8ff]", text)
+    assert "•" in text and "✓" in text and "First point" in text
+    mapped = [e for e in doc.elements() if "mapped_symbol_glyphs" in e.rules]
+    assert mapped and all(e.attr("symbol_glyphs") for e in mapped)
+    chunks = build_chunks(doc, "default")
+    assert chunks and not any(re.search("[\ue000-\uf8ff]", c.text) for c in chunks)
+    assert not any(e.category is C.SELECTION_MARK for e in doc.elements())  # a bullet, not a check box
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_group_label_spanning_rows_stays_one_cell(engine):
+    """Failed before: the label's lines fell in different rows, so the table (and its chunk) read
+    "生成AIで特に顕在化 | 悪用 …" and "したリスク | 機密情報の流出 …" (white paper 図表Ⅰ-4-1-1)."""
+    doc = ingest(build_pdf(spanning_table_page), engine)
+    rows = next(e for e in doc.elements() if e.category is C.TABLE).attr("rows")
+    firsts = [r[0] for r in rows]
+    assert "生成AIで特に顕在化したリスク" in firsts and "従来型AIから存在するリスク" in firsts, rows
+    assert not any(f in ("したリスク", "するリスク", "特に顕在化したリスク", "から存在するリスク") for f in firsts)

@@ -1,0 +1,126 @@
+"""Every character of the page: MuPDF's dict output sometimes loses characters its own word output
+keeps (e.g. Bhaiksuki vowel signs after a dotted circle, wild/pdfjs issue7426). Both come from the
+same text page, so the words are the reference: a line that lacks characters its words hold takes
+them back, and words no dict line holds become lines of their own. Either way the line records how
+many characters came back (rule `recovered_words` on its element, core.ingest.pdf.build_page)."""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Sequence
+
+from core.text import clean_text
+
+RECOVERED_RULE = "recovered_words"
+
+Word = tuple  # (x0, y0, x1, y1, text, block_n, line_n, word_n), as TextPage.extractWORDS gives it
+
+
+def recover_missing_words(blocks: list[dict[str, Any]], words: Sequence[Word]) -> list[dict[str, Any]]:
+    """The dict's blocks with every word's characters present; lines that changed (or were added)
+    carry "recovered": the number of characters put back. Blocks are copied only where they change."""
+    if not words or not _chars(w[4] for w in words) - _chars(s["text"] for b in blocks if b.get("type") == 0
+                                                           for ln in b["lines"] for s in ln["spans"]):
+        return blocks  # nothing is missing (almost every page): no matching needed
+    text_blocks = [b for b in blocks if b.get("type") == 0]
+    owner = _owners(text_blocks, words)
+    by_line: dict[tuple[int, int], list[Word]] = {}
+    leftover = []
+    for w, key in zip(words, owner):
+        (leftover if key is None else by_line.setdefault(key, [])).append(w)
+    out = []
+    for block in blocks:
+        if block.get("type") != 0:
+            out.append(block)
+            continue
+        k = _index_of(text_blocks, block)
+        lines = [_with_missing(raw, by_line[(k, li)]) if (k, li) in by_line else raw
+                 for li, raw in enumerate(block["lines"])]
+        changed = any(a is not b for a, b in zip(lines, block["lines"]))
+        out.append({**block, "lines": lines} if changed else block)
+    groups: dict[tuple[int, int], list[Word]] = {}
+    for w in leftover:
+        if _chars([w[4]]):
+            groups.setdefault((int(w[5]), int(w[6])), []).append(w)
+    if groups:
+        out.append({"type": 0, "number": -1, "bbox": _union(leftover),
+                    "lines": [_word_line(groups[k]) for k in sorted(groups)]})
+    return out
+
+
+def _index_of(text_blocks: list[dict[str, Any]], block: dict[str, Any]) -> int:
+    return next(i for i, b in enumerate(text_blocks) if b is block)
+
+
+def _owners(text_blocks: list[dict[str, Any]], words: Sequence[Word]) -> list[tuple[int, int] | None]:
+    """Each word's line as (text block index, line index): the word's own block/line numbers (they
+    count text blocks only) when that line's box holds it, else the smallest line box that does."""
+    boxes = [((k, li), raw["bbox"]) for k, b in enumerate(text_blocks) for li, raw in enumerate(b["lines"])]
+    out: list[tuple[int, int] | None] = []
+    for w in words:
+        k, li = int(w[5]), int(w[6])
+        if k < len(text_blocks) and li < len(text_blocks[k]["lines"]) and _holds(text_blocks[k]["lines"][li]["bbox"], w):
+            out.append((k, li))
+            continue
+        holding = [(_area(b), key) for key, b in boxes if _holds(b, w)]
+        out.append(min(holding)[1] if holding else None)
+    return out
+
+
+def _holds(bbox: Sequence[float], w: Word) -> bool:
+    """The word's centre lies in the line's box (2 pt slack)."""
+    x0, y0, x1, y1 = bbox
+    return x0 - 2 <= (w[0] + w[2]) / 2 <= x1 + 2 and y0 - 2 <= (w[1] + w[3]) / 2 <= y1 + 2
+
+
+def _area(b: Sequence[float]) -> float:
+    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
+
+
+def _chars(texts) -> Counter:
+    """The non-space, printable characters of some texts, as a multiset."""
+    out: Counter = Counter()
+    for t in texts:
+        out.update(ch for ch in clean_text(t)[0] if not ch.isspace())
+    return out
+
+
+def _with_missing(raw: dict[str, Any], words: Sequence[Word]) -> dict[str, Any]:
+    """The line, or a copy whose spans hold the characters its words have and it lacks."""
+    spans = raw["spans"]
+    if not _chars(w[4] for w in words) - _chars(s["text"] for s in spans):
+        return raw
+    mine: list[list[Word]] = [[] for _ in spans]
+    for w in words:
+        mine[_best_span(w, spans)].append(w)
+    new_spans, recovered = [], 0
+    for span, own in zip(spans, mine):
+        missing = _chars(w[4] for w in own) - _chars([span["text"]])
+        if own and missing:
+            recovered += sum(missing.values())
+            span = {**span, "text": " ".join(clean_text(w[4])[0] for w in own)}
+        new_spans.append(span)
+    return {**raw, "spans": new_spans, "recovered": recovered} if recovered else raw
+
+
+def _best_span(word: Word, spans: Sequence[dict[str, Any]]) -> int:
+    """The span whose box overlaps the word's the most (the first when none does)."""
+    def overlap(span: dict[str, Any]) -> float:
+        b = span["bbox"]
+        w = max(0.0, min(b[2], word[2]) - max(b[0], word[0]))
+        h = max(0.0, min(b[3], word[3]) - max(b[1], word[1]))
+        return w * h
+    scores = [overlap(s) for s in spans]
+    return max(range(len(spans)), key=scores.__getitem__) if spans else 0
+
+
+def _word_line(words: Sequence[Word]) -> dict[str, Any]:
+    """A line of words no dict line holds: one span, its size from the words' height."""
+    text = " ".join(clean_text(w[4])[0] for w in sorted(words, key=lambda w: int(w[7])))
+    bbox = _union(words)
+    span = {"bbox": bbox, "text": text, "size": round((bbox[3] - bbox[1]) / 1.2, 1), "font": "", "flags": 0}
+    return {"bbox": bbox, "spans": [span], "dir": (1.0, 0.0), "wmode": 0, "recovered": sum(_chars([text]).values())}
+
+
+def _union(words) -> tuple[float, float, float, float]:
+    ws = list(words)
+    return (min(w[0] for w in ws), min(w[1] for w in ws), max(w[2] for w in ws), max(w[3] for w in ws))
