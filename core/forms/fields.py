@@ -28,6 +28,7 @@ from core.forms.form_field import FormField, finish_field, reading_order
 from core.forms.labels import form_signal
 from core.forms.pair_fields import geometry_fields, import_fields
 from core.forms.redaction import DEFAULT_RULES, RedactionRules
+from core.forms.rulings import page_rulings
 from core.forms.units import page_units, section_paths
 from core.forms.widget_fields import widget_fields
 from core.model import Document
@@ -53,8 +54,9 @@ def machine_fields(doc: Document, rules: RedactionRules = DEFAULT_RULES) -> tupl
     out: list[FormField] = []
     units_of = {page.number: page_units(doc, page) for page in doc.pages}
     # geometry only reads a document that shows itself a form somewhere (a labelled check box, or
-    # "氏名：" style labels): boxes, rules and tables in a report or a slide deck are not fields
-    is_form = any(form_signal(page, units_of[page.number]) for page in doc.pages)
+    # "氏名：" style labels, captions each beside a ruled box of its own): boxes, rules and tables
+    # in a report or a slide deck are not fields
+    is_form = any(form_signal(page, units_of[page.number], page_rulings(doc, page)) for page in doc.pages)
     for page in doc.pages:
         units = units_of[page.number]
         page_fields = widget_fields(doc, page, units)

@@ -158,7 +158,7 @@ def _in_box_to_the_right(look: _Look) -> Found | None:
     walls = sorted(x for x, a, b in r.v if x >= kb[2] - 1 and a - 1 <= cy <= b + 1
                    and (x - kb[2] <= 160 or bridged(kb[2], x, kb, look.fillers)))
     for x in walls[:2]:
-        box = cell_at(r, x + 1.5, cy)
+        box = comb_run(r, cell_at(r, x + 1.5, cy))
         if box is not None and box[0] >= kb[2] - 2 and box[3] - box[1] <= max(4.5 * h, 30) \
                 and not _text_between(label_candidates(texts), kb[2], box[0], kb, exclude):
             inside = _inside(texts, box, exclude)
@@ -166,6 +166,24 @@ def _in_box_to_the_right(look: _Look) -> Found | None:
             if not owner and (not inside or not (_key_like_colon(inside[0]) or _labels_own_cell(inside[0], box))):
                 return look.unit(inside, box), 0.8
     return None
+
+
+def comb_run(r: Rulings, box: BBox | None) -> BBox | None:
+    """A comb field: a run of equal narrow cells side by side on one pair of rules (one character
+    per cell) is one box, from the first cell to the last; any other box is itself."""
+    if box is None:
+        return None
+    width, height = box[2] - box[0], box[3] - box[1]
+    if width > 2 * height:
+        return box
+    run = box
+    for _ in range(64):  # a comb longer than this is a grid, not a field
+        nxt = cell_at(r, run[2] + 1.5, (box[1] + box[3]) / 2)
+        if nxt is None or abs(nxt[0] - run[2]) > 1.5 or abs(nxt[1] - box[1]) > 1.5 or abs(nxt[3] - box[3]) > 1.5 \
+                or abs((nxt[2] - nxt[0]) - width) > 0.25 * width:
+            break
+        run = (box[0], box[1], nxt[2], box[3])
+    return run if run[2] - run[0] >= 3 * width else box
 
 
 def _on_underline(look: _Look) -> Found | None:

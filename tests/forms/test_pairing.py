@@ -258,3 +258,45 @@ def test_a_filled_amount_box_keeps_its_own_value_even_in_words_and_the_cents_box
     tax, paid = pairs["Tentative total tax"], pairs["Total payments and credits"]
     assert tax.value == "AB016 Lee" and 482 <= tax.value_bbox[0] and tax.value_bbox[2] <= 556
     assert paid.value == "50,461"
+
+
+def _boxed_form(tmp_path, filled: bool) -> tuple[FormField, ...]:
+    """Captions printed left of bordered text widgets (no colon, no check box), one of them a comb
+    of ten cells, filled or not, then baked: the page keeps boxes and text, no widget."""
+    from core.store.workspace import Workspace
+
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=612, height=792)
+    rows = (("Applicant name", "Jordan A. Whitfield", 0), ("Amount claimed", "1,234.56", 0), ("Member code", "K9X", 10))
+    for i, (caption, value, comb) in enumerate(rows):
+        top = 60 + 36 * i
+        page.insert_text((21, top + 14), caption, fontname="tiro", fontsize=10)
+        w = pymupdf.Widget()
+        w.field_type = pymupdf.PDF_WIDGET_TYPE_TEXT
+        w.field_name = f"f{i}"
+        w.rect = pymupdf.Rect(147, top, 147 + (30 * comb if comb else 440), top + 20)
+        w.border_color, w.border_width, w.text_fontsize = (0, 0, 0), 1, 10
+        if comb:
+            w.text_maxlen, w.field_flags = comb, 1 << 24  # comb: one character per cell
+        w.field_value = value if filled else ""
+        page.add_widget(w)
+        if comb:  # the comb's cell walls, as a form designer prints them
+            for k in range(1, comb):
+                _line(page, (147 + 30 * k, top), (147 + 30 * k, top + 20), width=1)
+    pdf.bake()
+    ws = Workspace(tmp_path / "ws")
+    rec = ingest_bytes(ws, pdf.tobytes(), "boxed.pdf", engine="fast").record
+    fields = extract_fields(corrected_document(ws, rec.doc_id))
+    ws.close()
+    return fields
+
+
+def test_captions_each_beside_a_ruled_box_show_a_form_and_a_comb_field_is_one_value(tmp_path):
+    """Failed before: with no colon label and no check box the page was not taken for a form, so a
+    filled, flattened form of captioned boxes gave no field at all; and a comb's characters, one per
+    cell, were read as the first cell's value alone."""
+    pairs = {f.key: f for f in _boxed_form(tmp_path, filled=True)}
+    assert {k: f.value.replace(" ", "") for k, f in pairs.items()} == \
+        {"Applicant name": "JordanA.Whitfield", "Amount claimed": "1,234.56", "Member code": "K9X"}
+    empty = {f.key: f.value_type for f in _boxed_form(tmp_path / "empty", filled=False)}
+    assert empty == {"Applicant name": "empty_value", "Amount claimed": "empty_value", "Member code": "empty_value"}
