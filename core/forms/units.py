@@ -47,6 +47,7 @@ class Unit:
     source: str = ""
     rows: tuple[BBox, ...] = ()  # a paragraph unit's line boxes (a label is often its last line)
     size: float = 0.0  # font size of its text, when known (a filled-in value is set apart from captions)
+    font: str = ""  # its text's main font, when known (same purpose)
 
     @property
     def height(self) -> float:
@@ -76,28 +77,37 @@ def box_id(doc_id: str, page: int, bbox: BBox) -> str:
 
 
 # ---- units --------------------------------------------------------------------------------------
-def stored_lines(e: Element) -> list[tuple[BBox, str, float]]:
+def stored_lines(e: Element) -> list[tuple[BBox, str, float, str]]:
+    """(bbox, text, size, font) per stored line; size 0 and font "" where ingest did not keep them."""
     out = []
     for ln in e.attr("lines") or ():
         ln = thaw(ln)
         if isinstance(ln, Mapping):
-            box, text, size = ln.get("bbox"), ln.get("text", ""), ln.get("size", 0)
+            box, text, size, font = ln.get("bbox"), ln.get("text", ""), ln.get("size", 0), ln.get("font", "")
         elif len(ln) >= 5:
-            box, text, size = ln[:4], ln[4], (ln[5] if len(ln) > 5 else 0)
+            box, text = ln[:4], ln[4]
+            size, font = (ln[5] if len(ln) > 5 else 0), (ln[7] if len(ln) > 7 else "")
         else:
             continue
         if box and str(text).strip():
-            out.append(((float(box[0]), float(box[1]), float(box[2]), float(box[3])), str(text), float(size or 0)))
+            out.append(((float(box[0]), float(box[1]), float(box[2]), float(box[3])), str(text), float(size or 0),
+                        str(font or "")))
     return out
 
 
-def _is_paragraph(lines: Sequence[tuple[BBox, str, float]]) -> bool:
+def element_font(e: Element) -> str:
+    """The element's font when it is set in one font only (else unknown: "")."""
+    fonts = tuple(e.attr("fonts") or ())
+    return str(fonts[0]) if len(fonts) == 1 else ""
+
+
+def _is_paragraph(lines: Sequence[tuple[BBox, str, float, str]]) -> bool:
     """Lines that read as running text stay one unit; a form's labels and values are split."""
     if len(lines) < 2:
         return True
     if any(same_row(a[0], b[0]) for i, a in enumerate(lines) for b in lines[i + 1:]):
         return False
-    return sum(len(t) for _, t, _ in lines) / len(lines) > 28
+    return sum(len(t) for _, t, _, _ in lines) / len(lines) > 28
 
 
 def _glyph_units(e: Element, uid: str, box: BBox, text: str, size: float,
@@ -158,15 +168,16 @@ def page_units(doc: Document, page: Page) -> tuple[Unit, ...]:
             continue
         lines = stored_lines(e)
         whole = _is_paragraph(lines) and e.category is not C.TABLE
-        pieces = [(e.id, e.bbox, e.text, float(e.attr("size") or 0))] if whole else \
-            [(f"{e.id}:{i}", b, t, s) for i, (b, t, s) in enumerate(lines)]
-        rows = tuple(b for b, _, _ in lines) if whole and len(lines) > 1 else ()
-        for uid, box, text, size in pieces:
+        pieces = [(e.id, e.bbox, e.text, float(e.attr("size") or 0), element_font(e))] if whole else \
+            [(f"{e.id}:{i}", b, t, s, f or element_font(e)) for i, (b, t, s, f) in enumerate(lines)]
+        rows = tuple(b for b, _, _, _ in lines) if whole and len(lines) > 1 else ()
+        for uid, box, text, size, font in pieces:
             split = _glyph_units(e, uid, box, text, size, marks) if any(ch in MARK_GLYPHS for ch in text) else None
             if split:
                 out.extend(split)
             else:
-                out.append(Unit(uid, e.page, box, text, e.id, e.category, source=e.source, rows=rows, size=size))
+                out.append(Unit(uid, e.page, box, text, e.id, e.category, source=e.source, rows=rows, size=size,
+                                font=font))
     reviewed = {e.id for e in page.elements if "reviewer:set_selection" in e.rules}
     dingbats = {e.id for e in page.elements if any("dingbat" in str(f).lower() for f in (e.attr("fonts") or ()))}
     return _ticks_inside(out, reviewed, dingbats)

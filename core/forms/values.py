@@ -33,7 +33,7 @@ def _inside(units: Sequence[Unit], area: BBox, exclude: set[str]) -> list[Unit]:
     return sorted(out, key=lambda u: (round(u.bbox[1] / 4), u.bbox[0]))
 
 
-def _value_unit(inside: Sequence[Unit], area: BBox, doc_id: str, page: int) -> Unit:
+def value_unit(inside: Sequence[Unit], area: BBox, doc_id: str, page: int) -> Unit:
     """One unit for what fills a value area: the single text there, several joined, or the empty area."""
     if len(inside) == 1:
         return inside[0]
@@ -69,7 +69,7 @@ class _Look:
         return self.key.height
 
     def unit(self, inside: Sequence[Unit], area: BBox) -> Unit:
-        return _value_unit(inside, area, self.doc_id, self.page)
+        return value_unit(inside, area, self.doc_id, self.page)
 
 
 def value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Unit], used: set[str],
@@ -147,7 +147,7 @@ def _on_amount_row(look: _Look) -> Found | None:
     amount = _amount_row(look.key, look.texts, look.r, look.fillers, look.exclude)
     if amount is None:
         return None
-    inside = _inside(look.texts, amount, look.exclude | _line_number_ids(look.texts, amount))
+    inside = _inside(look.texts, amount, look.exclude | _line_number_ids(look.texts, amount, look.key))
     return look.unit(inside, amount), 0.75
 
 
@@ -298,8 +298,14 @@ def _text_between(texts: Sequence[Unit], x0: float, x1: float, row: BBox, exclud
                for u in texts)
 
 
-def _line_number_ids(texts: Sequence[Unit], area: BBox) -> set[str]:
-    return {u.id for u in _inside(texts, area, set()) if _LINE_NUMBER.match(u.text.strip())}
+def _line_number_ids(texts: Sequence[Unit], area: BBox, key: Unit) -> set[str]:
+    return {u.id for u in _inside(texts, area, set()) if printed_line_number(u, key)}
+
+
+def printed_line_number(u: Unit, key: Unit) -> bool:
+    """A line's printed number ("6" in the box before the amount) is set in the form's own size; a
+    digit in another size was filled in (a one-digit code box)."""
+    return bool(_LINE_NUMBER.match(u.text.strip())) and same_size(u, key)
 
 
 def _amount_row(key: Unit, texts: Sequence[Unit], r: Rulings, fillers: Sequence[Unit],
@@ -335,7 +341,7 @@ def _amount_row(key: Unit, texts: Sequence[Unit], r: Rulings, fillers: Sequence[
         return None  # one box: the plain box and underline rules decide
     inside = [_inside(texts, c, exclude) for c in cells]
     start = 0
-    while start < len(cells) - 1 and inside[start] and all(_LINE_NUMBER.match(u.text.strip()) for u in inside[start]):
+    while start < len(cells) - 1 and inside[start] and all(printed_line_number(u, key) for u in inside[start]):
         start += 1
     # an amount or code box is narrow and holds a short value, not a line of print; words set in
     # another size than the key's were filled in ("AB016 Lee" is a value, not a label)

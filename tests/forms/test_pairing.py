@@ -254,8 +254,9 @@ def test_a_filled_amount_box_keeps_its_own_value_even_in_words_and_the_cents_box
         page.insert_text((558, 309), "73", fontsize=8)
         page.insert_text((486, 333), "50,461", fontsize=8)
 
-    pairs = {f.key: f for f in _drawn_form_fields(tmp_path, draw)}
-    tax, paid = pairs["Tentative total tax"], pairs["Total payments and credits"]
+    fields = _drawn_form_fields(tmp_path, draw)
+    tax, paid = (min((f for f in fields if f.key == k), key=lambda f: f.value_bbox[0])  # the cents box is a field too
+                 for k in ("Tentative total tax", "Total payments and credits"))
     assert tax.value == "AB016 Lee" and 482 <= tax.value_bbox[0] and tax.value_bbox[2] <= 556
     assert paid.value == "50,461"
 
@@ -300,3 +301,47 @@ def test_captions_each_beside_a_ruled_box_show_a_form_and_a_comb_field_is_one_va
         {"Applicant name": "JordanA.Whitfield", "Amount claimed": "1,234.56", "Member code": "K9X"}
     empty = {f.key: f.value_type for f in _boxed_form(tmp_path / "empty", filled=False)}
     assert empty == {"Applicant name": "empty_value", "Amount claimed": "empty_value", "Member code": "empty_value"}
+
+
+def test_a_filled_box_right_after_a_value_box_is_a_value_of_the_same_key_and_a_filled_digit_is_no_line_number(tmp_path):
+    """Failed before: the cents box after a filled dollars box, and the second digit of a two-box
+    code, were no field at all; and a code digit typed in a box (in another size than the form's
+    print) was taken for the line's printed number and dropped."""
+    def draw(page):
+        _amount_lines(page)
+        page.insert_text((486, 309), "50,461", fontsize=8)
+        page.insert_text((560, 309), "73", fontsize=8)
+        label = "Enter the form code for the return"
+        page.insert_text((65, 200), label, fontsize=9)
+        x = 65 + pymupdf.get_text_length(label, fontsize=9) + 8
+        while x < 535:
+            page.insert_text((x, 200), ".", fontsize=9)
+            x += 12
+        _line(page, (547, 191), (576, 191))
+        _line(page, (547, 201), (576, 201))
+        for wall in (547, 562, 576):
+            _line(page, (wall, 191), (wall, 201))
+        page.insert_text((552, 199), "3", fontsize=8)
+        page.insert_text((567, 199), "1", fontsize=8)
+
+    fields = _drawn_form_fields(tmp_path, draw)
+    tax = sorted((f.value_bbox[0], f.value) for f in fields if f.key == "Tentative total tax")
+    assert [v for _, v in tax] == ["50,461", "73"] and tax[1][0] >= 554
+    code = sorted((f.value_bbox[0], f.value) for f in fields if f.key == "Enter the form code for the return")
+    assert [v for _, v in code] == ["3", "1"]
+
+
+def test_each_stored_line_keeps_its_font_so_a_unit_knows_it(tmp_path):
+    """Failed before: ingest kept an element's fonts but not which line was set in which, so a
+    caption and the value typed under it in one block could not be told apart by font."""
+    from core.store.workspace import Workspace
+
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=612, height=792)
+    page.insert_text((60, 100), "City or town", fontname="tiro", fontsize=9)
+    page.insert_text((60, 111), "Portland OR", fontname="helv", fontsize=9)
+    ws = Workspace(tmp_path / "ws")
+    doc = corrected_document(ws, ingest_bytes(ws, pdf.tobytes(), "fonts.pdf", engine="fast").record.doc_id)
+    ws.close()
+    fonts = {u.text: u.font for u in page_units(doc, doc.page(1))}
+    assert fonts == {"City or town": "Times-Roman", "Portland OR": "Helvetica"}
