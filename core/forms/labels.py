@@ -186,6 +186,8 @@ def form_signal(page: Page, units: Sequence[Unit], rulings: Rulings | None = Non
         return True
     if rulings is not None and len(captioned_boxes(texts, rulings)) >= 2:
         return True
+    if captioned_blanks(units) >= 2:
+        return True
     labels = label_candidates(texts)
     marks = [u for u in units if u.kind == "mark" and u.source != "widget"]
     boxes = [m.bbox for m in marks]
@@ -204,9 +206,16 @@ def form_signal(page: Page, units: Sequence[Unit], rulings: Rulings | None = Non
 def page_looks_like_form(units: Sequence[Unit], rulings: Rulings, boxes: Sequence[Unit]) -> bool:
     colon_keys = sum(1 for u in units if u.kind == "text" and COLON_END.search(u.text) and len(u.text) <= 40)
     marks = sum(1 for u in units if u.kind == "mark")
-    if marks >= 1 or colon_keys >= 3 or len(boxes) >= 2:
+    if marks >= 1 or colon_keys >= 3 or len(boxes) >= 2 or captioned_blanks(units) >= 2:
         return True
     return len(captioned_boxes([u for u in units if u.kind == "text"], rulings)) >= 2
+
+
+def captioned_blanks(units: Sequence[Unit]) -> int:
+    """Blanks printed as underscores ("what? ________"), each right after a short caption on its row."""
+    texts = [u for u in units if u.kind == "text"]
+    return sum(1 for b in units if b.kind == "line" and any(
+        key_like(u, False) and same_row(u.bbox, b.bbox) and 0 <= b.bbox[0] - u.bbox[2] <= 2 * u.height for u in texts))
 
 
 CAPTION_GAP = 120.0  # pt between a caption's end and the left wall of its box (captions in a column, boxes in the next)

@@ -24,7 +24,7 @@ from core.forms.labels import (
 )
 from core.forms.rulings import Rulings, input_boxes, page_rulings, wall_between
 from core.forms.units import Unit, same_row, strip_mark_glyphs
-from core.forms.values import value_for, value_unit
+from core.forms.values import same_style, value_for, value_unit
 from core.geometry import contains
 from core.model import BBox, Document, Element, Page
 
@@ -48,6 +48,9 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     """Key/value pairs and labelled marks of one flattened or scanned form page."""
     doc = doc or Document(doc_id, "", "", "", ())
     rulings = page_rulings(doc, page) if doc.pages else Rulings((), ())
+    # a blank printed as underscores is an underline to write on
+    rulings = Rulings(rulings.h + tuple((u.bbox[3] - 0.1 * u.height, u.bbox[0], u.bbox[2])
+                                        for u in units if u.kind == "line"), rulings.v)
     boxes = input_boxes(doc, page) if doc.pages else ()
     free = [u for u in units if u.id not in taken and (u.element_id is None or u.element_id not in taken)]
     texts = [u for u in free if u.kind == "text"]
@@ -91,8 +94,11 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     texts = [u for u in texts if u.element_id not in data_tables]
     value_used: set[str] = set()
     stacked = _stacked_words(texts)
+    # the caption of a blank printed as underscores takes its blank first: it is not the value of
+    # the question printed before it on the row
+    blanks = [u for u in units if u.kind == "line"]
     ordered = sorted((u for u in texts if u.id not in used and u.id not in stacked),
-                     key=lambda u: (round(u.bbox[1] / 4), u.bbox[0]))
+                     key=lambda u: (not _captions_blank(u, blanks), round(u.bbox[1] / 4), u.bbox[0]))
     for key in ordered:
         # a label over a ruled blank may be long (US forms); the looser rules want a short key
         if key.id in used or key.id in value_used or not key_like(key, True, max_chars=LONG_KEY_CHARS):
@@ -110,11 +116,16 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     return kept + _continuation_boxes(kept, texts, rulings, used | value_used, doc_id, page.number)
 
 
+def _captions_blank(u: Unit, blanks: Sequence[Unit]) -> bool:
+    return any(same_row(u.bbox, b.bbox) and 0 <= b.bbox[0] - u.bbox[2] <= 2 * u.height for b in blanks)
+
+
 def _continuation_boxes(pairs: Sequence[Pair], texts: Sequence[Unit], rulings: Rulings, taken: set[str],
                         doc_id: str, page: int) -> list[Pair]:
     """Filled boxes that continue a field on its row: the box right after the one holding a key's
-    value (a wall between them, one rule under both), with text of its own that no key took, is a
-    value of the same key (the cents after the dollars, the second digit of a two-box code)."""
+    value (a wall between them, one rule under both), with text of its own that no key took and
+    that is set unlike the key (typed, not printed), is a value of the same key (the cents after
+    the dollars, the second digit of a two-box code)."""
     out: list[Pair] = []
     seen = set(taken)
     for p in pairs:
@@ -125,7 +136,9 @@ def _continuation_boxes(pairs: Sequence[Pair], texts: Sequence[Unit], rulings: R
             slot = _slot_after(rulings, value)
             inside = [u for u in texts if u.id not in seen and slot is not None
                       and slot[0] <= (u.bbox[0] + u.bbox[2]) / 2 <= slot[2] and slot[1] <= (u.bbox[1] + u.bbox[3]) / 2 <= slot[3]]
-            if not inside or any(COLON_END.search(u.text) or key_like(u) and len(u.text.strip()) > 12 for u in inside):
+            # typed, not printed: set in another size or font than the form's caption
+            if not inside or any(COLON_END.search(u.text) or key_like(u) and len(u.text.strip()) > 12
+                                 or (p.key is not None and same_style(u, p.key)) for u in inside):
                 break
             seen.update(u.id for u in inside)
             unit = value_unit(inside, slot, doc_id, page)

@@ -41,7 +41,7 @@ class Unit:
     text: str
     element_id: str | None  # the element it belongs to; None for an empty area found by rulings
     category: Category | None
-    kind: str = "text"  # text | mark | widget | box
+    kind: str = "text"  # text | mark | widget | box | line (a blank printed as underscores)
     state: str | None = None  # marks
     round: bool = False  # a round mark (radio option)
     source: str = ""
@@ -141,6 +141,30 @@ def _glyph_units(e: Element, uid: str, box: BBox, text: str, size: float,
     return out
 
 
+TYPED_LINE = re.compile(r"_{4,}")  # a blank to write on, printed as underscores
+
+
+def _typed_line_units(u: Unit) -> list[Unit]:
+    """A line holding a blank printed as underscores ("what?______"): the text around it, and the
+    blank as a unit of its own (kind "line"), which pairing reads as an underline. Positions are
+    estimated from the character positions."""
+    width, n = u.bbox[2] - u.bbox[0], max(len(u.text), 1)
+    x = lambda i: u.bbox[0] + width * i / n  # noqa: E731
+    out: list[Unit] = []
+    cursor = 0
+    for k, m in enumerate(TYPED_LINE.finditer(u.text)):
+        before = u.text[cursor:m.start()].strip()
+        if before:
+            out.append(replace(u, id=f"{u.id}~{k}t", bbox=(x(cursor), u.bbox[1], x(m.start()), u.bbox[3]), text=before))
+        out.append(replace(u, id=f"{u.id}~{k}u", bbox=(x(m.start()), u.bbox[1], x(m.end()), u.bbox[3]), text="",
+                           kind="line"))
+        cursor = m.end()
+    rest = u.text[cursor:].strip()
+    if rest:
+        out.append(replace(u, id=f"{u.id}~r", bbox=(x(cursor), u.bbox[1], u.bbox[2], u.bbox[3]), text=rest))
+    return out
+
+
 def mark_unit(e: Element) -> Unit:
     glyph = str(e.attr("glyph") or e.text or "").strip()
     round_ = glyph in ROUND_GLYPHS or e.attr("shape") in ("circle", "round") or \
@@ -175,6 +199,9 @@ def page_units(doc: Document, page: Page) -> tuple[Unit, ...]:
             split = _glyph_units(e, uid, box, text, size, marks) if any(ch in MARK_GLYPHS for ch in text) else None
             if split:
                 out.extend(split)
+            elif TYPED_LINE.search(text) and not rows:
+                out.extend(_typed_line_units(Unit(uid, e.page, box, text, e.id, e.category, source=e.source,
+                                                  size=size, font=font)))
             else:
                 out.append(Unit(uid, e.page, box, text, e.id, e.category, source=e.source, rows=rows, size=size,
                                 font=font))

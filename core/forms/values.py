@@ -289,6 +289,11 @@ def same_size(a: Unit, b: Unit) -> bool:
     return not (a.size and b.size) or abs(a.size - b.size) <= max(0.5, 0.06 * max(a.size, b.size))
 
 
+def same_style(a: Unit, b: Unit) -> bool:
+    """Set in one size and one font (an unknown font counts as the same)."""
+    return same_size(a, b) and (not (a.font and b.font) or a.font == b.font)
+
+
 def _key_like_colon(u: Unit) -> bool:
     return bool(COLON_END.search(u.text))
 

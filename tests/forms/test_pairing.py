@@ -360,3 +360,28 @@ def test_a_labelled_empty_check_box_inside_a_form_region_read_as_a_figure_is_kep
     ws.close()
     marks = [u.bbox for u in page_units(doc, doc.page(1)) if u.kind == "mark" and 530 <= u.bbox[1] <= 552]
     assert any(abs(b[0] - 496.5) <= 1.5 for b in marks), marks  # Female's box, unticked
+
+
+def test_blanks_printed_as_underscores_are_lines_to_write_on(tmp_path):
+    """Failed before: "what?______" was one text, not a caption and a blank, and a questionnaire of
+    such blanks (no colon label, no box) was not taken for a form: the values written on the
+    blanks were no field."""
+    from core.store.workspace import Workspace
+
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=612, height=792)
+    for i, (question, caption, value) in enumerate((("Did you eat before bed?", "what?", "toast"),
+                                                     ("Did you drink alcohol?", "how much?", "one glass"))):
+        y = 120 + 14 * i
+        page.insert_text((40, y), question, fontsize=10)
+        page.insert_text((300, y), caption + "_" * 20, fontsize=10)
+        w = pymupdf.Widget()  # the value typed on the blank, then baked into the page
+        w.field_type, w.field_name, w.text_fontsize = pymupdf.PDF_WIDGET_TYPE_TEXT, f"t{i}", 7
+        w.rect = pymupdf.Rect(345, y - 9, 440, y + 1)
+        w.field_value = value
+        page.add_widget(w)
+    pdf.bake()
+    ws = Workspace(tmp_path / "ws")
+    doc = corrected_document(ws, ingest_bytes(ws, pdf.tobytes(), "blanks.pdf", engine="fast").record.doc_id)
+    ws.close()
+    assert {f.key: f.value for f in extract_fields(doc)} == {"what?": "toast", "how much?": "one glass"}
