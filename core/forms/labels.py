@@ -8,7 +8,7 @@ from typing import Sequence
 
 from core.categories import Category
 from core.forms.rulings import Rulings, cell_at
-from core.forms.units import Unit, same_row, strip_mark_glyphs
+from core.forms.units import Unit, same_row, same_style, strip_mark_glyphs
 from core.geometry import contains, overlap_area
 from core.model import BBox, Page
 
@@ -223,9 +223,10 @@ CAPTION_GAP = 120.0  # pt between a caption's end and the left wall of its box (
 
 def captioned_boxes(texts: Sequence[Unit], rulings: Rulings) -> list[BBox]:
     """Ruled boxes sized like an input line, each with a short caption printed just left of it on
-    its row, the caption itself outside any box ("Name [________]"). A filled form, flattened,
-    keeps these boxes whether or not anything was typed in them; a table's cells do not count
-    (their captions sit in cells too)."""
+    its row, the caption itself outside any box ("Name [________]"), and empty or holding one line
+    of text set unlike the caption (typed, not printed). A filled form, flattened, keeps these boxes whether or
+    not anything was typed in them; a table's cells or a slide's boxes hold print in the caption's
+    own style."""
     if not rulings.v:
         return []
     out: list[BBox] = []
@@ -241,8 +242,13 @@ def captioned_boxes(texts: Sequence[Unit], rulings: Rulings) -> list[BBox]:
         if box is None or box[0] < kb[2] - 2 or box in out:
             continue
         height, width = box[3] - box[1], box[2] - box[0]
-        if 0.8 * h <= height <= 4.5 * h and width >= 2 * h and box[1] <= cy <= box[3] \
-                and not any(v is not u and same_row(v.bbox, kb) and kb[2] - 1 <= v.bbox[0] and v.bbox[2] <= box[0] + 1
-                            for v in texts):
+        if not (0.8 * h <= height <= 4.5 * h and width >= 2 * h and box[1] <= cy <= box[3]):
+            continue
+        if any(v is not u and same_row(v.bbox, kb) and kb[2] - 1 <= v.bbox[0] and v.bbox[2] <= box[0] + 1 for v in texts):
+            continue  # text between the caption and the box
+        inside = [v for v in texts if box[0] <= (v.bbox[0] + v.bbox[2]) / 2 <= box[2]
+                  and box[1] <= (v.bbox[1] + v.bbox[3]) / 2 <= box[3]]
+        one_line = all(same_row(v.bbox, inside[0].bbox) for v in inside)  # an input line, not a slide's list
+        if one_line and not any(same_style(v, u) for v in inside):
             out.append(box)
     return out

@@ -71,6 +71,16 @@ def same_row(a: BBox, b: BBox) -> bool:
     return abs(ca - cb) <= 0.35 * max(a[3] - a[1], b[3] - b[1], 1.0)
 
 
+def same_size(a: Unit, b: Unit) -> bool:
+    """Set in one font size (unknown sizes count as the same: nothing tells them apart)."""
+    return not (a.size and b.size) or abs(a.size - b.size) <= max(0.5, 0.06 * max(a.size, b.size))
+
+
+def same_style(a: Unit, b: Unit) -> bool:
+    """Set in one size and one font (an unknown font counts as the same)."""
+    return same_size(a, b) and (not (a.font and b.font) or a.font == b.font)
+
+
 def box_id(doc_id: str, page: int, bbox: BBox) -> str:
     key = f"{page}|{bbox[0]:.0f},{bbox[1]:.0f},{bbox[2]:.0f},{bbox[3]:.0f}"
     return f"{doc_id[:8]}-p{page}-box-{hashlib.sha1(key.encode()).hexdigest()[:8]}"

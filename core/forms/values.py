@@ -12,7 +12,7 @@ from typing import Sequence
 from core.categories import Category
 from core.forms.labels import COLON_END, WORDY, YEAR_PREFIX, bridged, fillers_of, key_like, label_candidates
 from core.forms.rulings import Rulings, cell_at, open_row_at
-from core.forms.units import Unit, box_id, same_row, union_box
+from core.forms.units import Unit, box_id, same_row, same_size, same_style, union_box
 from core.geometry import center, contains
 from core.model import BBox
 
@@ -282,16 +282,6 @@ def _continues_label(key: Unit, below: Sequence[Unit]) -> bool:
     lands in the block of the caption above it)."""
     return any((u.element_id is not None and u.element_id == key.element_id and same_size(u, key))
                or _key_like_colon(u) for u in below)
-
-
-def same_size(a: Unit, b: Unit) -> bool:
-    """Set in one font size (unknown sizes count as the same: nothing tells them apart)."""
-    return not (a.size and b.size) or abs(a.size - b.size) <= max(0.5, 0.06 * max(a.size, b.size))
-
-
-def same_style(a: Unit, b: Unit) -> bool:
-    """Set in one size and one font (an unknown font counts as the same)."""
-    return same_size(a, b) and (not (a.font and b.font) or a.font == b.font)
 
 
 def _key_like_colon(u: Unit) -> bool:

@@ -6,7 +6,7 @@ import re
 from typing import Iterable, Sequence
 
 from core.categories import Category
-from core.geometry import area, contains, overlap_area, union, vertical_overlap
+from core.geometry import area, contains, overlap_area, union
 from core.ingest.draft import Draft
 from core.ingest.line_numbers import line_number_drafts
 from core.ingest.lines import Line, is_vertical, line_order, ordered_lines, text_attrs
@@ -198,28 +198,15 @@ def _centre_in(box: BBox, region: BBox) -> bool:
     return region[0] <= cx <= region[2] and region[1] <= cy <= region[3]
 
 
-def _labelled_box(box: BBox, lines: Sequence[Line]) -> bool:
-    """Text on the square's row starting just right of it (within its own width; a label's leading
-    space may start over the square): its label."""
-    h = box[3] - box[1]
-    for ln in lines:
-        if ln.text.strip() and vertical_overlap(ln.bbox, box) >= 0.5 \
-                and (box[0] + box[2]) / 2 <= ln.bbox[0] <= box[2] + max(h, 4.0):
-            return True
-    return False
-
-
 def vector_extras(facts: PageFacts, rules: Iterable[BBox], occupied: Sequence[BBox],
                    figures: Sequence[BBox] = ()) -> list[Draft]:
     """Small squares (check-box candidates) and separator rules; refine decides what they are.
-    Squares inside a figure are part of the figure (legend keys, icons), unless outlined, empty
-    and labelled by the text right beside them: a check box of a form region read as a figure (a
-    legend key is filled)."""
+    Squares inside a figure are part of the figure (legend keys, icons)."""
     out = []
     for box, filled in facts.vectors.squares:
         if any(w.bbox and overlap_area(box, w.bbox) > 0.5 * area(box) for w in facts.widgets):
             continue  # the widget already reports this box exactly
-        if any(contains(f, box, tolerance=1.0) for f in figures) and (filled or not _labelled_box(box, facts.lines)):
+        if any(contains(f, box, tolerance=1.0) for f in figures):
             continue
         out.append(Draft(Category.PICTURE, box, text="", attrs={"kind": "square", "filled": filled}))
     for box in rules:

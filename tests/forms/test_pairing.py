@@ -347,21 +347,6 @@ def test_each_stored_line_keeps_its_font_so_a_unit_knows_it(tmp_path):
     assert fonts == {"City or town": "Times-Roman", "Portland OR": "Helvetica"}
 
 
-def test_a_labelled_empty_check_box_inside_a_form_region_read_as_a_figure_is_kept(realdata, tmp_path):
-    """Failed before: the fast engine dropped every square inside a region it read as a vector
-    figure (legend keys), so the flattened CMS-1490S lost its Female check box (Male's, ticked,
-    draws filled and still goes with the figure)."""
-    from core.store.workspace import Workspace
-
-    pdf = pymupdf.open(realdata / "pdfs" / "forms" / "cms1490s_filled.pdf")
-    pdf.bake()
-    ws = Workspace(tmp_path / "ws")
-    doc = corrected_document(ws, ingest_bytes(ws, pdf.tobytes(), "flat.pdf", engine="fast").record.doc_id)
-    ws.close()
-    marks = [u.bbox for u in page_units(doc, doc.page(1)) if u.kind == "mark" and 530 <= u.bbox[1] <= 552]
-    assert any(abs(b[0] - 496.5) <= 1.5 for b in marks), marks  # Female's box, unticked
-
-
 def test_blanks_printed_as_underscores_are_lines_to_write_on(tmp_path):
     """Failed before: "what?______" was one text, not a caption and a blank, and a questionnaire of
     such blanks (no colon label, no box) was not taken for a form: the values written on the
