@@ -28,6 +28,7 @@ from core.forms.form_field import FormField, finish_field, reading_order
 from core.forms.labels import form_signal
 from core.forms.pair_fields import geometry_fields, import_fields
 from core.forms.redaction import DEFAULT_RULES, RedactionRules
+from core.forms.rulings import page_rulings
 from core.forms.units import Unit, page_units, section_paths
 from core.forms.widget_fields import widget_fields
 from core.memo import Same, page_memo
@@ -54,8 +55,10 @@ def machine_fields(doc: Document, rules: RedactionRules = DEFAULT_RULES) -> tupl
     out: list[FormField] = []
     units_of = {page.number: _UNITS.get(page, None, lambda page=page: page_units(doc, page)) for page in doc.pages}
     # geometry only reads a document that shows itself a form somewhere (a labelled check box, or
-    # "氏名：" style labels): boxes, rules and tables in a report or a slide deck are not fields
-    is_form = any(_SIGNALS.get(page, None, lambda page=page: form_signal(page, units_of[page.number]))
+    # "氏名：" style labels, captions each beside a ruled box of its own): boxes, rules and tables
+    # in a report or a slide deck are not fields
+    is_form = any(_SIGNALS.get(page, None, lambda page=page: form_signal(page, units_of[page.number],
+                                                                         page_rulings(doc, page)))
                   for page in doc.pages)
     # a page's fields read the document only for its id and, in geometry, its stored rulings
     rulings = doc.meta_value("rulings") if is_form else None

@@ -120,7 +120,7 @@ def _leftover_text(fields: Sequence[FormField], index: Mapping[str, Element]) ->
         if element is None or eid in whole:
             continue
         rest = [ln for i, ln in enumerate(stored_lines(element)) if i not in used]
-        text = " ".join(tidy(t) for _, t, _ in rest if tidy(t))
+        text = " ".join(tidy(t) for _, t, _, _ in rest if tidy(t))
         text = tidy(re.sub(r"(?:\s*[.．・…‥]){3,}|[▶►]", " ", text))  # dot leaders say nothing
         if text:
             out[eid] = text

@@ -7,8 +7,8 @@ import re
 from typing import Sequence
 
 from core.categories import Category
-from core.forms.rulings import Rulings
-from core.forms.units import Unit, same_row, strip_mark_glyphs
+from core.forms.rulings import Rulings, cell_at
+from core.forms.units import Unit, same_row, same_style, strip_mark_glyphs
 from core.geometry import contains, overlap_area
 from core.model import BBox, Page
 
@@ -175,13 +175,18 @@ def bullet(mark: Unit, label: Unit) -> bool:
     return sentence and (mark.round or mark.text.strip() in ("●", "○", "◯", "") or len(label.rows) > 1)
 
 
-def form_signal(page: Page, units: Sequence[Unit]) -> bool:
+def form_signal(page: Page, units: Sequence[Unit], rulings: Rulings | None = None) -> bool:
     """Strong evidence that a page is a form: a check box with a short label of its own (not a
-    bullet before a sentence), or three short labels ending in a colon."""
+    bullet before a sentence), three short labels ending in a colon, or (given the page's
+    rulings) two captions each with a ruled box of its own right beside it."""
     texts = [u for u in units if u.kind == "text"]
     colon_keys = sum(1 for u in texts if COLON_END.search(u.text) and len(u.text.strip()) <= 40
                      and key_like(u, False))  # "2019年3月:" in a timeline is a date, not a label
     if colon_keys >= 3:
+        return True
+    if rulings is not None and len(captioned_boxes(texts, rulings)) >= 2:
+        return True
+    if captioned_blanks(units) >= 2:
         return True
     labels = label_candidates(texts)
     marks = [u for u in units if u.kind == "mark" and u.source != "widget"]
@@ -201,4 +206,49 @@ def form_signal(page: Page, units: Sequence[Unit]) -> bool:
 def page_looks_like_form(units: Sequence[Unit], rulings: Rulings, boxes: Sequence[Unit]) -> bool:
     colon_keys = sum(1 for u in units if u.kind == "text" and COLON_END.search(u.text) and len(u.text) <= 40)
     marks = sum(1 for u in units if u.kind == "mark")
-    return marks >= 1 or colon_keys >= 3 or len(boxes) >= 2
+    if marks >= 1 or colon_keys >= 3 or len(boxes) >= 2 or captioned_blanks(units) >= 2:
+        return True
+    return len(captioned_boxes([u for u in units if u.kind == "text"], rulings)) >= 2
+
+
+def captioned_blanks(units: Sequence[Unit]) -> int:
+    """Blanks printed as underscores ("what? ________"), each right after a short caption on its row."""
+    texts = [u for u in units if u.kind == "text"]
+    return sum(1 for b in units if b.kind == "line" and any(
+        key_like(u, False) and same_row(u.bbox, b.bbox) and 0 <= b.bbox[0] - u.bbox[2] <= 2 * u.height for u in texts))
+
+
+CAPTION_GAP = 120.0  # pt between a caption's end and the left wall of its box (captions in a column, boxes in the next)
+
+
+def captioned_boxes(texts: Sequence[Unit], rulings: Rulings) -> list[BBox]:
+    """Ruled boxes sized like an input line, each with a short caption printed just left of it on
+    its row, the caption itself outside any box ("Name [________]"), and empty or holding one line
+    of text set unlike the caption (typed, not printed). A filled form, flattened, keeps these boxes whether or
+    not anything was typed in them; a table's cells or a slide's boxes hold print in the caption's
+    own style."""
+    if not rulings.v:
+        return []
+    out: list[BBox] = []
+    for u in texts:
+        if not key_like(u, False) or len(strip_mark_glyphs(u.text)) > MAX_KEY_CHARS * 1.6:
+            continue
+        kb, h = u.bbox, u.height
+        cy = (kb[1] + kb[3]) / 2
+        if cell_at(rulings, (kb[0] + kb[2]) / 2, cy) is not None:
+            continue
+        walls = [x for x, a, b in rulings.v if kb[2] - 1 <= x <= kb[2] + CAPTION_GAP and a - 1 <= cy <= b + 1]
+        box = cell_at(rulings, min(walls) + 1.5, cy) if walls else None
+        if box is None or box[0] < kb[2] - 2 or box in out:
+            continue
+        height, width = box[3] - box[1], box[2] - box[0]
+        if not (0.8 * h <= height <= 4.5 * h and width >= 2 * h and box[1] <= cy <= box[3]):
+            continue
+        if any(v is not u and same_row(v.bbox, kb) and kb[2] - 1 <= v.bbox[0] and v.bbox[2] <= box[0] + 1 for v in texts):
+            continue  # text between the caption and the box
+        inside = [v for v in texts if box[0] <= (v.bbox[0] + v.bbox[2]) / 2 <= box[2]
+                  and box[1] <= (v.bbox[1] + v.bbox[3]) / 2 <= box[3]]
+        one_line = all(same_row(v.bbox, inside[0].bbox) for v in inside)  # an input line, not a slide's list
+        if one_line and not any(same_style(v, u) for v in inside):
+            out.append(box)
+    return out

@@ -20,11 +20,11 @@ from typing import Sequence
 
 from core.categories import Category
 from core.forms.labels import (
-    bullet, fillers_of, key_like, label_candidates, mark_label, page_looks_like_form,
+    COLON_END, bullet, fillers_of, key_like, label_candidates, mark_label, page_looks_like_form,
 )
 from core.forms.rulings import Rulings, input_boxes, page_rulings, wall_between
 from core.forms.units import Unit, same_row, strip_mark_glyphs
-from core.forms.values import value_for
+from core.forms.values import same_style, value_for, value_unit
 from core.geometry import contains
 from core.model import BBox, Document, Element, Page
 
@@ -48,6 +48,9 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     """Key/value pairs and labelled marks of one flattened or scanned form page."""
     doc = doc or Document(doc_id, "", "", "", ())
     rulings = page_rulings(doc, page) if doc.pages else Rulings((), ())
+    # a blank printed as underscores is an underline to write on
+    rulings = Rulings(rulings.h + tuple((u.bbox[3] - 0.1 * u.height, u.bbox[0], u.bbox[2])
+                                        for u in units if u.kind == "line"), rulings.v)
     boxes = input_boxes(doc, page) if doc.pages else ()
     free = [u for u in units if u.id not in taken and (u.element_id is None or u.element_id not in taken)]
     texts = [u for u in free if u.kind == "text"]
@@ -91,8 +94,11 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     texts = [u for u in texts if u.element_id not in data_tables]
     value_used: set[str] = set()
     stacked = _stacked_words(texts)
+    # the caption of a blank printed as underscores takes its blank first: it is not the value of
+    # the question printed before it on the row
+    blanks = [u for u in units if u.kind == "line"]
     ordered = sorted((u for u in texts if u.id not in used and u.id not in stacked),
-                     key=lambda u: (round(u.bbox[1] / 4), u.bbox[0]))
+                     key=lambda u: (not _captions_blank(u, blanks), round(u.bbox[1] / 4), u.bbox[0]))
     for key in ordered:
         # a label over a ruled blank may be long (US forms); the looser rules want a short key
         if key.id in used or key.id in value_used or not key_like(key, True, max_chars=LONG_KEY_CHARS):
@@ -106,7 +112,55 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
             value_used.add(uid)
         pairs.append(Pair("text", key, value, confidence))
     codes = _code_columns(pairs)
-    return [p for i, p in enumerate(pairs) if i not in codes]
+    kept = [p for i, p in enumerate(pairs) if i not in codes]
+    return kept + _continuation_boxes(kept, texts, rulings, used | value_used, doc_id, page.number)
+
+
+def _captions_blank(u: Unit, blanks: Sequence[Unit]) -> bool:
+    return any(same_row(u.bbox, b.bbox) and 0 <= b.bbox[0] - u.bbox[2] <= 2 * u.height for b in blanks)
+
+
+def _continuation_boxes(pairs: Sequence[Pair], texts: Sequence[Unit], rulings: Rulings, taken: set[str],
+                        doc_id: str, page: int) -> list[Pair]:
+    """Filled boxes that continue a field on its row: the box right after the one holding a key's
+    value (a wall between them, one rule under both), with text of its own that no key took and
+    that is set unlike the key (typed, not printed), is a value of the same key (the cents after
+    the dollars, the second digit of a two-box code)."""
+    out: list[Pair] = []
+    seen = set(taken)
+    for p in pairs:
+        if p.kind != "text" or p.value is None or not p.value.text.strip():
+            continue
+        value = p.value.bbox
+        for _ in range(3):  # dollars | cents, or a code of a few boxes
+            slot = _slot_after(rulings, value)
+            inside = [u for u in texts if u.id not in seen and slot is not None
+                      and slot[0] <= (u.bbox[0] + u.bbox[2]) / 2 <= slot[2] and slot[1] <= (u.bbox[1] + u.bbox[3]) / 2 <= slot[3]]
+            # typed, not printed: set in another size or font than the form's caption
+            if not inside or any(COLON_END.search(u.text) or key_like(u) and len(u.text.strip()) > 12
+                                 or (p.key is not None and same_style(u, p.key)) for u in inside):
+                break
+            seen.update(u.id for u in inside)
+            unit = value_unit(inside, slot, doc_id, page)
+            out.append(Pair("text", p.key, unit, 0.6))
+            value = unit.bbox
+    return out
+
+
+def _slot_after(r: Rulings, value: BBox) -> BBox | None:
+    """The box right after a value's own box: from the first wall right of the value (the rule the
+    value stands on running on under it) to the next wall or the rule's end."""
+    cy = (value[1] + value[3]) / 2
+    rules = [(y, a, b) for y, a, b in r.h if value[3] - 2 <= y <= value[3] + 8 and a <= value[0] + 2.5]
+    for y, _, end in sorted(rules):
+        walls = sorted(x for x, a, b in r.v if value[2] - 1 <= x <= min(end - 6, value[2] + 160) and a - 1 <= cy <= b + 1)
+        if not walls:
+            continue
+        x0 = walls[0]
+        x1 = min([x for x, a, b in r.v if x > x0 + 6 and a - 1 <= cy <= b + 1] + [end])
+        if 6 <= x1 - x0 <= 160:
+            return (x0, value[1] - 2, x1, y)
+    return None
 
 
 def _mark_groups(labelled: Sequence[tuple[Unit, Unit | None]], texts: Sequence[Unit],

@@ -42,12 +42,13 @@ class Unit:
     text: str
     element_id: str | None  # the element it belongs to; None for an empty area found by rulings
     category: Category | None
-    kind: str = "text"  # text | mark | widget | box
+    kind: str = "text"  # text | mark | widget | box | line (a blank printed as underscores)
     state: str | None = None  # marks
     round: bool = False  # a round mark (radio option)
     source: str = ""
     rows: tuple[BBox, ...] = ()  # a paragraph unit's line boxes (a label is often its last line)
     size: float = 0.0  # font size of its text, when known (a filled-in value is set apart from captions)
+    font: str = ""  # its text's main font, when known (same purpose)
 
     @property
     def height(self) -> float:
@@ -71,34 +72,53 @@ def same_row(a: BBox, b: BBox) -> bool:
     return abs(ca - cb) <= 0.35 * max(a[3] - a[1], b[3] - b[1], 1.0)
 
 
+def same_size(a: Unit, b: Unit) -> bool:
+    """Set in one font size (unknown sizes count as the same: nothing tells them apart)."""
+    return not (a.size and b.size) or abs(a.size - b.size) <= max(0.5, 0.06 * max(a.size, b.size))
+
+
+def same_style(a: Unit, b: Unit) -> bool:
+    """Set in one size and one font (an unknown font counts as the same)."""
+    return same_size(a, b) and (not (a.font and b.font) or a.font == b.font)
+
+
 def box_id(doc_id: str, page: int, bbox: BBox) -> str:
     key = f"{page}|{bbox[0]:.0f},{bbox[1]:.0f},{bbox[2]:.0f},{bbox[3]:.0f}"
     return f"{doc_id[:8]}-p{page}-box-{hashlib.sha1(key.encode()).hexdigest()[:8]}"
 
 
 # ---- units --------------------------------------------------------------------------------------
-def stored_lines(e: Element) -> list[tuple[BBox, str, float]]:
+def stored_lines(e: Element) -> list[tuple[BBox, str, float, str]]:
+    """(bbox, text, size, font) per stored line; size 0 and font "" where ingest did not keep them."""
     out = []
     for ln in e.attr("lines") or ():
         ln = thaw(ln)
         if isinstance(ln, Mapping):
-            box, text, size = ln.get("bbox"), ln.get("text", ""), ln.get("size", 0)
+            box, text, size, font = ln.get("bbox"), ln.get("text", ""), ln.get("size", 0), ln.get("font", "")
         elif len(ln) >= 5:
-            box, text, size = ln[:4], ln[4], (ln[5] if len(ln) > 5 else 0)
+            box, text = ln[:4], ln[4]
+            size, font = (ln[5] if len(ln) > 5 else 0), (ln[7] if len(ln) > 7 else "")
         else:
             continue
         if box and str(text).strip():
-            out.append(((float(box[0]), float(box[1]), float(box[2]), float(box[3])), str(text), float(size or 0)))
+            out.append(((float(box[0]), float(box[1]), float(box[2]), float(box[3])), str(text), float(size or 0),
+                        str(font or "")))
     return out
 
 
-def _is_paragraph(lines: Sequence[tuple[BBox, str, float]]) -> bool:
+def element_font(e: Element) -> str:
+    """The element's font when it is set in one font only (else unknown: "")."""
+    fonts = tuple(e.attr("fonts") or ())
+    return str(fonts[0]) if len(fonts) == 1 else ""
+
+
+def _is_paragraph(lines: Sequence[tuple[BBox, str, float, str]]) -> bool:
     """Lines that read as running text stay one unit; a form's labels and values are split."""
     if len(lines) < 2:
         return True
     if any(same_row(a[0], b[0]) for i, a in enumerate(lines) for b in lines[i + 1:]):
         return False
-    return sum(len(t) for _, t, _ in lines) / len(lines) > 28
+    return sum(len(t) for _, t, _, _ in lines) / len(lines) > 28
 
 
 def _glyph_units(e: Element, uid: str, box: BBox, text: str, size: float,
@@ -132,6 +152,30 @@ def _glyph_units(e: Element, uid: str, box: BBox, text: str, size: float,
     return out
 
 
+TYPED_LINE = re.compile(r"_{4,}")  # a blank to write on, printed as underscores
+
+
+def _typed_line_units(u: Unit) -> list[Unit]:
+    """A line holding a blank printed as underscores ("what?______"): the text around it, and the
+    blank as a unit of its own (kind "line"), which pairing reads as an underline. Positions are
+    estimated from the character positions."""
+    width, n = u.bbox[2] - u.bbox[0], max(len(u.text), 1)
+    x = lambda i: u.bbox[0] + width * i / n  # noqa: E731
+    out: list[Unit] = []
+    cursor = 0
+    for k, m in enumerate(TYPED_LINE.finditer(u.text)):
+        before = u.text[cursor:m.start()].strip()
+        if before:
+            out.append(replace(u, id=f"{u.id}~{k}t", bbox=(x(cursor), u.bbox[1], x(m.start()), u.bbox[3]), text=before))
+        out.append(replace(u, id=f"{u.id}~{k}u", bbox=(x(m.start()), u.bbox[1], x(m.end()), u.bbox[3]), text="",
+                           kind="line"))
+        cursor = m.end()
+    rest = u.text[cursor:].strip()
+    if rest:
+        out.append(replace(u, id=f"{u.id}~r", bbox=(x(cursor), u.bbox[1], u.bbox[2], u.bbox[3]), text=rest))
+    return out
+
+
 def mark_unit(e: Element) -> Unit:
     glyph = str(e.attr("glyph") or e.text or "").strip()
     round_ = glyph in ROUND_GLYPHS or e.attr("shape") in ("circle", "round") or \
@@ -159,15 +203,19 @@ def page_units(doc: Document, page: Page) -> tuple[Unit, ...]:
             continue
         lines = stored_lines(e)
         whole = _is_paragraph(lines) and e.category is not C.TABLE
-        pieces = [(e.id, e.bbox, e.text, float(e.attr("size") or 0))] if whole else \
-            [(f"{e.id}:{i}", b, t, s) for i, (b, t, s) in enumerate(lines)]
-        rows = tuple(b for b, _, _ in lines) if whole and len(lines) > 1 else ()
-        for uid, box, text, size in pieces:
+        pieces = [(e.id, e.bbox, e.text, float(e.attr("size") or 0), element_font(e))] if whole else \
+            [(f"{e.id}:{i}", b, t, s, f or element_font(e)) for i, (b, t, s, f) in enumerate(lines)]
+        rows = tuple(b for b, _, _, _ in lines) if whole and len(lines) > 1 else ()
+        for uid, box, text, size, font in pieces:
             split = _glyph_units(e, uid, box, text, size, marks) if any(ch in MARK_GLYPHS for ch in text) else None
             if split:
                 out.extend(split)
+            elif TYPED_LINE.search(text) and not rows:
+                out.extend(_typed_line_units(Unit(uid, e.page, box, text, e.id, e.category, source=e.source,
+                                                  size=size, font=font)))
             else:
-                out.append(Unit(uid, e.page, box, text, e.id, e.category, source=e.source, rows=rows, size=size))
+                out.append(Unit(uid, e.page, box, text, e.id, e.category, source=e.source, rows=rows, size=size,
+                                font=font))
     reviewed = {e.id for e in page.elements if "reviewer:set_selection" in e.rules}
     dingbats = {e.id for e in page.elements if any("dingbat" in str(f).lower() for f in (e.attr("fonts") or ()))}
     return _ticks_inside(out, reviewed, dingbats)

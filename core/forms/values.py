@@ -12,7 +12,7 @@ from typing import Sequence
 from core.categories import Category
 from core.forms.labels import COLON_END, WORDY, YEAR_PREFIX, bridged, fillers_of, key_like, label_candidates
 from core.forms.rulings import Rulings, cell_at, open_row_at
-from core.forms.units import Unit, box_id, same_row, union_box
+from core.forms.units import Unit, box_id, same_row, same_size, same_style, union_box
 from core.geometry import center, contains
 from core.model import BBox
 
@@ -33,7 +33,7 @@ def _inside(units: Sequence[Unit], area: BBox, exclude: set[str]) -> list[Unit]:
     return sorted(out, key=lambda u: (round(u.bbox[1] / 4), u.bbox[0]))
 
 
-def _value_unit(inside: Sequence[Unit], area: BBox, doc_id: str, page: int) -> Unit:
+def value_unit(inside: Sequence[Unit], area: BBox, doc_id: str, page: int) -> Unit:
     """One unit for what fills a value area: the single text there, several joined, or the empty area."""
     if len(inside) == 1:
         return inside[0]
@@ -69,7 +69,7 @@ class _Look:
         return self.key.height
 
     def unit(self, inside: Sequence[Unit], area: BBox) -> Unit:
-        return _value_unit(inside, area, self.doc_id, self.page)
+        return value_unit(inside, area, self.doc_id, self.page)
 
 
 def value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Unit], used: set[str],
@@ -147,7 +147,7 @@ def _on_amount_row(look: _Look) -> Found | None:
     amount = _amount_row(look.key, look.texts, look.r, look.fillers, look.exclude)
     if amount is None:
         return None
-    inside = _inside(look.texts, amount, look.exclude | _line_number_ids(look.texts, amount))
+    inside = _inside(look.texts, amount, look.exclude | _line_number_ids(look.texts, amount, look.key))
     return look.unit(inside, amount), 0.75
 
 
@@ -158,7 +158,7 @@ def _in_box_to_the_right(look: _Look) -> Found | None:
     walls = sorted(x for x, a, b in r.v if x >= kb[2] - 1 and a - 1 <= cy <= b + 1
                    and (x - kb[2] <= 160 or bridged(kb[2], x, kb, look.fillers)))
     for x in walls[:2]:
-        box = cell_at(r, x + 1.5, cy)
+        box = comb_run(r, cell_at(r, x + 1.5, cy))
         if box is not None and box[0] >= kb[2] - 2 and box[3] - box[1] <= max(4.5 * h, 30) \
                 and not _text_between(label_candidates(texts), kb[2], box[0], kb, exclude):
             inside = _inside(texts, box, exclude)
@@ -166,6 +166,24 @@ def _in_box_to_the_right(look: _Look) -> Found | None:
             if not owner and (not inside or not (_key_like_colon(inside[0]) or _labels_own_cell(inside[0], box))):
                 return look.unit(inside, box), 0.8
     return None
+
+
+def comb_run(r: Rulings, box: BBox | None) -> BBox | None:
+    """A comb field: a run of equal narrow cells side by side on one pair of rules (one character
+    per cell) is one box, from the first cell to the last; any other box is itself."""
+    if box is None:
+        return None
+    width, height = box[2] - box[0], box[3] - box[1]
+    if width > 2 * height:
+        return box
+    run = box
+    for _ in range(64):  # a comb longer than this is a grid, not a field
+        nxt = cell_at(r, run[2] + 1.5, (box[1] + box[3]) / 2)
+        if nxt is None or abs(nxt[0] - run[2]) > 1.5 or abs(nxt[1] - box[1]) > 1.5 or abs(nxt[3] - box[3]) > 1.5 \
+                or abs((nxt[2] - nxt[0]) - width) > 0.25 * width:
+            break
+        run = (box[0], box[1], nxt[2], box[3])
+    return run if run[2] - run[0] >= 3 * width else box
 
 
 def _on_underline(look: _Look) -> Found | None:
@@ -266,11 +284,6 @@ def _continues_label(key: Unit, below: Sequence[Unit]) -> bool:
                or _key_like_colon(u) for u in below)
 
 
-def same_size(a: Unit, b: Unit) -> bool:
-    """Set in one font size (unknown sizes count as the same: nothing tells them apart)."""
-    return not (a.size and b.size) or abs(a.size - b.size) <= max(0.5, 0.06 * max(a.size, b.size))
-
-
 def _key_like_colon(u: Unit) -> bool:
     return bool(COLON_END.search(u.text))
 
@@ -280,8 +293,14 @@ def _text_between(texts: Sequence[Unit], x0: float, x1: float, row: BBox, exclud
                for u in texts)
 
 
-def _line_number_ids(texts: Sequence[Unit], area: BBox) -> set[str]:
-    return {u.id for u in _inside(texts, area, set()) if _LINE_NUMBER.match(u.text.strip())}
+def _line_number_ids(texts: Sequence[Unit], area: BBox, key: Unit) -> set[str]:
+    return {u.id for u in _inside(texts, area, set()) if printed_line_number(u, key)}
+
+
+def printed_line_number(u: Unit, key: Unit) -> bool:
+    """A line's printed number ("6" in the box before the amount) is set in the form's own size; a
+    digit in another size was filled in (a one-digit code box)."""
+    return bool(_LINE_NUMBER.match(u.text.strip())) and same_size(u, key)
 
 
 def _amount_row(key: Unit, texts: Sequence[Unit], r: Rulings, fillers: Sequence[Unit],
@@ -317,7 +336,7 @@ def _amount_row(key: Unit, texts: Sequence[Unit], r: Rulings, fillers: Sequence[
         return None  # one box: the plain box and underline rules decide
     inside = [_inside(texts, c, exclude) for c in cells]
     start = 0
-    while start < len(cells) - 1 and inside[start] and all(_LINE_NUMBER.match(u.text.strip()) for u in inside[start]):
+    while start < len(cells) - 1 and inside[start] and all(printed_line_number(u, key) for u in inside[start]):
         start += 1
     # an amount or code box is narrow and holds a short value, not a line of print; words set in
     # another size than the key's were filled in ("AB016 Lee" is a value, not a label)

@@ -136,9 +136,10 @@ def assign_lines(lines: Sequence[Line], boxes: Sequence[BBox]) -> tuple[list[lis
 
 
 def loose_line_drafts(lines: Sequence[Line], source: str) -> list[Draft]:
-    """Lines outside every model box become text elements, one per PyMuPDF block, so no text is lost."""
+    """Lines outside every model box become text elements, one per PyMuPDF block, so no text is lost;
+    they carry their font facts like any element (a check glyph's dingbat font, a value's size)."""
     by_block: dict[int, list[Line]] = {}
     for ln in lines:
         by_block.setdefault(ln.block, []).append(ln)
-    return [Draft(Category.TEXT, union(ln.bbox for ln in group), list(group), source)
+    return [Draft(Category.TEXT, union(ln.bbox for ln in group), list(group), source, attrs=text_attrs(group))
             for group in by_block.values()]

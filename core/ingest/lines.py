@@ -37,8 +37,8 @@ def _font_traits(font: str) -> tuple[bool, bool, bool]:
 
 
 class Line:
-    __slots__ = ("bbox", "text", "size", "bold", "fonts", "mono", "latin", "chars", "sup_start", "sup_marks", "block",
-                 "vertical", "spans", "glyphs", "dropped", "recovered", "overprinted")
+    __slots__ = ("bbox", "text", "size", "bold", "fonts", "font", "mono", "latin", "chars", "sup_start", "sup_marks",
+                 "block", "vertical", "spans", "glyphs", "dropped", "recovered", "overprinted")
 
     def __init__(self, bbox: BBox, spans: list[Span], block: int):
         self.bbox = bbox
@@ -46,6 +46,7 @@ class Line:
         self.block = block
         self.text = "".join(s.text for s in spans)
         weights: dict[float, int] = {}
+        font_chars: dict[str, int] = {}
         bold = mono = latin = chars = 0
         fonts: list[str] = []
         for s in spans:
@@ -60,6 +61,7 @@ class Line:
                 bold += n
             if s.font not in fonts:
                 fonts.append(s.font)
+            font_chars[s.font] = font_chars.get(s.font, 0) + n
             n_latin = n if s.text.isascii() else len(_LATIN.findall(s.text))
             latin += n_latin
             if (s.flags & MONO or named_mono) and not cjk_font:
@@ -67,6 +69,8 @@ class Line:
         self.size = max(weights, key=weights.get) if weights else (spans[0].size if spans else 0.0)
         self.bold = chars > 0 and bold * 2 >= chars
         self.fonts = tuple(fonts)
+        # the line's main font: a form's filled-in value is told from a printed caption by it
+        self.font = max(font_chars, key=font_chars.get) if font_chars else ""
         self.mono, self.latin, self.chars = mono, latin, chars
         first = next((s for s in spans if s.text.strip()), None)
         self.sup_start = bool(first is not None and first is not spans[-1] and len(first.text.strip()) <= 3
@@ -159,7 +163,7 @@ def line_order(line: Line) -> tuple[float, float]:
 
 def text_attrs(lines: Sequence[Line], keep_lines: bool = False) -> dict[str, Any]:
     """Font facts refine needs: dominant size, fonts, bold, monospace share, and the line boxes
-    `(x0, y0, x1, y1, text, size, block)` when there is more than one line (or `keep_lines`)."""
+    `(x0, y0, x1, y1, text, size, block, font)` when there is more than one line (or `keep_lines`)."""
     if not lines:
         return {}
     weights: dict[float, int] = {}
@@ -200,7 +204,7 @@ def text_attrs(lines: Sequence[Line], keep_lines: bool = False) -> dict[str, Any
     if glyphs:
         attrs["glyphs"] = tuple(glyphs)
     if len(ordered) > 1 or glyphs or keep_lines:
-        attrs["lines"] = tuple((*map(_r1, ln.bbox), ln.text, ln.size, ln.block) for ln in ordered)
+        attrs["lines"] = tuple((*map(_r1, ln.bbox), ln.text, ln.size, ln.block, ln.font) for ln in ordered)
     return attrs
 
 

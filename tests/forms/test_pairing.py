@@ -254,7 +254,119 @@ def test_a_filled_amount_box_keeps_its_own_value_even_in_words_and_the_cents_box
         page.insert_text((558, 309), "73", fontsize=8)
         page.insert_text((486, 333), "50,461", fontsize=8)
 
-    pairs = {f.key: f for f in _drawn_form_fields(tmp_path, draw)}
-    tax, paid = pairs["Tentative total tax"], pairs["Total payments and credits"]
+    fields = _drawn_form_fields(tmp_path, draw)
+    tax, paid = (min((f for f in fields if f.key == k), key=lambda f: f.value_bbox[0])  # the cents box is a field too
+                 for k in ("Tentative total tax", "Total payments and credits"))
     assert tax.value == "AB016 Lee" and 482 <= tax.value_bbox[0] and tax.value_bbox[2] <= 556
     assert paid.value == "50,461"
+
+
+def _boxed_form(tmp_path, filled: bool) -> tuple[FormField, ...]:
+    """Captions printed left of bordered text widgets (no colon, no check box), one of them a comb
+    of ten cells, filled or not, then baked: the page keeps boxes and text, no widget."""
+    from core.store.workspace import Workspace
+
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=612, height=792)
+    rows = (("Applicant name", "Jordan A. Whitfield", 0), ("Amount claimed", "1,234.56", 0), ("Member code", "K9X", 10))
+    for i, (caption, value, comb) in enumerate(rows):
+        top = 60 + 36 * i
+        page.insert_text((21, top + 14), caption, fontname="tiro", fontsize=10)
+        w = pymupdf.Widget()
+        w.field_type = pymupdf.PDF_WIDGET_TYPE_TEXT
+        w.field_name = f"f{i}"
+        w.rect = pymupdf.Rect(147, top, 147 + (30 * comb if comb else 440), top + 20)
+        w.border_color, w.border_width, w.text_fontsize = (0, 0, 0), 1, 10
+        if comb:
+            w.text_maxlen, w.field_flags = comb, 1 << 24  # comb: one character per cell
+        w.field_value = value if filled else ""
+        page.add_widget(w)
+        if comb:  # the comb's cell walls, as a form designer prints them
+            for k in range(1, comb):
+                _line(page, (147 + 30 * k, top), (147 + 30 * k, top + 20), width=1)
+    pdf.bake()
+    ws = Workspace(tmp_path / "ws")
+    rec = ingest_bytes(ws, pdf.tobytes(), "boxed.pdf", engine="fast").record
+    fields = extract_fields(corrected_document(ws, rec.doc_id))
+    ws.close()
+    return fields
+
+
+def test_captions_each_beside_a_ruled_box_show_a_form_and_a_comb_field_is_one_value(tmp_path):
+    """Failed before: with no colon label and no check box the page was not taken for a form, so a
+    filled, flattened form of captioned boxes gave no field at all; and a comb's characters, one per
+    cell, were read as the first cell's value alone."""
+    pairs = {f.key: f for f in _boxed_form(tmp_path, filled=True)}
+    assert {k: f.value.replace(" ", "") for k, f in pairs.items()} == \
+        {"Applicant name": "JordanA.Whitfield", "Amount claimed": "1,234.56", "Member code": "K9X"}
+    empty = {f.key: f.value_type for f in _boxed_form(tmp_path / "empty", filled=False)}
+    assert empty == {"Applicant name": "empty_value", "Amount claimed": "empty_value", "Member code": "empty_value"}
+
+
+def test_a_filled_box_right_after_a_value_box_is_a_value_of_the_same_key_and_a_filled_digit_is_no_line_number(tmp_path):
+    """Failed before: the cents box after a filled dollars box, and the second digit of a two-box
+    code, were no field at all; and a code digit typed in a box (in another size than the form's
+    print) was taken for the line's printed number and dropped."""
+    def draw(page):
+        _amount_lines(page)
+        page.insert_text((486, 309), "50,461", fontsize=8)
+        page.insert_text((560, 309), "73", fontsize=8)
+        label = "Enter the form code for the return"
+        page.insert_text((65, 200), label, fontsize=9)
+        x = 65 + pymupdf.get_text_length(label, fontsize=9) + 8
+        while x < 535:
+            page.insert_text((x, 200), ".", fontsize=9)
+            x += 12
+        _line(page, (547, 191), (576, 191))
+        _line(page, (547, 201), (576, 201))
+        for wall in (547, 562, 576):
+            _line(page, (wall, 191), (wall, 201))
+        page.insert_text((552, 199), "3", fontsize=8)
+        page.insert_text((567, 199), "1", fontsize=8)
+
+    fields = _drawn_form_fields(tmp_path, draw)
+    tax = sorted((f.value_bbox[0], f.value) for f in fields if f.key == "Tentative total tax")
+    assert [v for _, v in tax] == ["50,461", "73"] and tax[1][0] >= 554
+    code = sorted((f.value_bbox[0], f.value) for f in fields if f.key == "Enter the form code for the return")
+    assert [v for _, v in code] == ["3", "1"]
+
+
+def test_each_stored_line_keeps_its_font_so_a_unit_knows_it(tmp_path):
+    """Failed before: ingest kept an element's fonts but not which line was set in which, so a
+    caption and the value typed under it in one block could not be told apart by font."""
+    from core.store.workspace import Workspace
+
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=612, height=792)
+    page.insert_text((60, 100), "City or town", fontname="tiro", fontsize=9)
+    page.insert_text((60, 111), "Portland OR", fontname="helv", fontsize=9)
+    ws = Workspace(tmp_path / "ws")
+    doc = corrected_document(ws, ingest_bytes(ws, pdf.tobytes(), "fonts.pdf", engine="fast").record.doc_id)
+    ws.close()
+    fonts = {u.text: u.font for u in page_units(doc, doc.page(1))}
+    assert fonts == {"City or town": "Times-Roman", "Portland OR": "Helvetica"}
+
+
+def test_blanks_printed_as_underscores_are_lines_to_write_on(tmp_path):
+    """Failed before: "what?______" was one text, not a caption and a blank, and a questionnaire of
+    such blanks (no colon label, no box) was not taken for a form: the values written on the
+    blanks were no field."""
+    from core.store.workspace import Workspace
+
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=612, height=792)
+    for i, (question, caption, value) in enumerate((("Did you eat before bed?", "what?", "toast"),
+                                                     ("Did you drink alcohol?", "how much?", "one glass"))):
+        y = 120 + 14 * i
+        page.insert_text((40, y), question, fontsize=10)
+        page.insert_text((300, y), caption + "_" * 20, fontsize=10)
+        w = pymupdf.Widget()  # the value typed on the blank, then baked into the page
+        w.field_type, w.field_name, w.text_fontsize = pymupdf.PDF_WIDGET_TYPE_TEXT, f"t{i}", 7
+        w.rect = pymupdf.Rect(345, y - 9, 440, y + 1)
+        w.field_value = value
+        page.add_widget(w)
+    pdf.bake()
+    ws = Workspace(tmp_path / "ws")
+    doc = corrected_document(ws, ingest_bytes(ws, pdf.tobytes(), "blanks.pdf", engine="fast").record.doc_id)
+    ws.close()
+    assert {f.key: f.value for f in extract_fields(doc)} == {"what?": "toast", "how much?": "one glass"}

@@ -354,3 +354,19 @@ def test_vertical_writing_reads_right_to_left(realdata):
     texts = [e.text for e in sorted(doc.page(1).elements, key=lambda e: e.seq)]
     first, second = texts.index("わたくしといふ現象は"), texts.index("假定された有機交流電燈の")
     assert texts[0] == "序" and first < second
+
+
+def test_lines_outside_every_model_box_keep_their_font_facts():
+    """Failed before: the layout engine's loose lines became elements with no attrs, so a check
+    glyph set in ZapfDingbats inside a box was not known for a tick (a flattened form's ticked
+    boxes read "unknown" with the layout engine) and a typed value had no size."""
+    from core.ingest.layout_engine import loose_line_drafts
+    from core.ingest.page_facts import read_page
+
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=612, height=792)
+    page.insert_text((102, 190), "4", fontname="zadb", fontsize=12)
+    page.insert_text((300, 400), "Jordan A. Whitfield", fontname="helv", fontsize=7)
+    drafts = loose_line_drafts(read_page(page).lines, "layout")
+    facts = sorted((tuple(d.attrs.get("fonts", ())), d.attrs.get("size")) for d in drafts)
+    assert facts == [(("Helvetica",), 7.0), (("ZapfDingbats",), 12.0)]
