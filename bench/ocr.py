@@ -70,6 +70,69 @@ def page_texts(pdf_bytes: bytes) -> list[str]:
     return [normalise(page.get_text("text", sort=True)) for page in doc]
 
 
+def born_lines(page: pymupdf.Page) -> list[tuple[tuple[float, float, float, float], str]]:
+    """The born-digital page's text lines: (bbox, normalised text)."""
+    out = []
+    for block in page.get_text("dict")["blocks"]:
+        for line in block.get("lines", ()):
+            text = normalise("".join(span["text"] for span in line["spans"]))
+            if text:
+                out.append((tuple(line["bbox"]), text))
+    return out
+
+
+def ocr_chars(page: pymupdf.Page) -> list[tuple[tuple[float, float, float, float], str]]:
+    """The OCR layer's characters: (bbox, character), whitespace left out."""
+    out = []
+    for block in page.get_text("rawdict")["blocks"]:
+        for line in block.get("lines", ()):
+            for span in line["spans"]:
+                out += [(tuple(ch["bbox"]), ch["c"]) for ch in span["chars"] if not ch["c"].isspace()]
+    return out
+
+
+def _home(box, lines) -> int | None:
+    """The born-digital line an OCR character belongs to: the one it overlaps most in height,
+    among those it lies within 12 pt of sideways (a skewed scan shifts words a few points)."""
+    best, best_share = None, 0.0
+    cx = (box[0] + box[2]) / 2
+    for i, (lb, _) in enumerate(lines):
+        if not (lb[0] - 12 <= cx <= lb[2] + 12):
+            continue
+        share = (min(box[3], lb[3]) - max(box[1], lb[1])) / max(min(box[3] - box[1], lb[3] - lb[1]), 1e-6)
+        if share > best_share:
+            best, best_share = i, share
+    return best if best_share >= 0.3 else None
+
+
+def aligned_errors(born: pymupdf.Page, ocr: pymupdf.Page) -> tuple[int, int]:
+    """(edit distance, born-digital characters) with each OCR character compared on the born-digital
+    line at its place: so reading order (two columns, a table's cells) does not count, but every
+    born-digital character must be read and every OCR character that sits on no line is an error."""
+    lines = born_lines(born)
+    found: dict[int, list] = {}
+    stray = 0
+    for box, ch in ocr_chars(ocr):
+        home = _home(box, lines)
+        if home is None:
+            stray += len(normalise(ch))
+        else:
+            found.setdefault(home, []).append((box[0], ch))
+    errors = stray
+    for i, (_, text) in enumerate(lines):
+        read = normalise("".join(ch for _, ch in sorted(found.get(i, []))))
+        errors += levenshtein(read, text)
+    return errors, sum(len(t) for _, t in lines)
+
+
+def line_accuracy(born_bytes: bytes, ocr_bytes: bytes) -> tuple[float, int, int]:
+    born = pymupdf.open(stream=born_bytes, filetype="pdf")
+    ocr = pymupdf.open(stream=ocr_bytes, filetype="pdf")
+    pairs = [aligned_errors(b, o) for b, o in zip(born, ocr)]
+    errors, total = sum(e for e, _ in pairs), sum(n for _, n in pairs)
+    return (1 - errors / total if total else 0.0), errors, total
+
+
 def char_accuracy(born: list[str], ocr: list[str]) -> tuple[float, int, int]:
     errors = sum(levenshtein(o, b) for b, o in zip(born, ocr))
     total = sum(len(b) for b in born)

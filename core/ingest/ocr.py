@@ -222,14 +222,40 @@ def ocr_words(page: pymupdf.Page, settings: OcrSettings, tessdata: str) -> OcrPa
     for block in data["blocks"]:
         for line in block.get("lines", ()):
             for span in line["spans"]:
-                text = span["text"].strip()
                 box = tuple(round(v, 2) for v in span["bbox"])
+                text = _without_rule_bars(span["text"].strip(), box, marks)
                 if text and usable_chars(text) and not _is_a_box(box, marks):
                     words.append(OcrWord(box, text, line_no))
             line_no += 1
+    words += _leader_words(words, marks, line_no)
     confidences = word_confidences([w.bbox for w in words], read_tsv(tsv, settings.timeout), dpi / 72)
     words = [replace(w, confidence=c) for w, c in zip(words, confidences)]
     return OcrPage(tuple(words), dpi, marks=marks)
+
+
+def _leader_words(words: Sequence[OcrWord], marks: ScanMarks, next_line: int) -> list[OcrWord]:
+    """The leader dots erased before OCR, as the dots they are, each on the OCR line it runs
+    along (so the entry, its leader and its page number read as one line)."""
+    out = []
+    for box, dots in marks.leaders:
+        middle = (box[1] + box[3]) / 2
+        beside = [w for w in words if w.bbox[1] <= middle <= w.bbox[3] + 2]
+        line = min(beside, key=lambda w: abs(w.bbox[2] - box[0])).line if beside else next_line + len(out)
+        out.append(OcrWord(box, "." * dots, line))
+    return out
+
+
+_BARS = str.maketrans("", "", "|｜")
+
+
+def _without_rule_bars(text: str, word: BBox, marks: ScanMarks) -> str:
+    """A cell border too short to erase before OCR comes back as "|" in the word it crosses."""
+    if "|" not in text and "｜" not in text:
+        return text
+    height = word[3] - word[1]
+    crossed = any(word[0] - 2 <= x <= word[2] + 2 and min(y1, word[3]) - max(y0, word[1]) >= 0.5 * height
+                  for x, y0, y1 in marks.vsegs)
+    return text.translate(_BARS).strip() if crossed else text
 
 
 def _is_a_box(word: BBox, marks: ScanMarks) -> bool:
@@ -256,19 +282,47 @@ def _as_pixmap(pixels: np.ndarray) -> pymupdf.Pixmap:
 def write_text_layer(page: pymupdf.Page, words: Sequence[OcrWord]) -> None:
     """Each word as invisible text over its place on the image, one font size per OCR line (the
     line's median word height, snapped to the page's common size), so the engines see lines of
-    even size as in a born-digital page rather than one size per word."""
+    even size as in a born-digital page rather than one size per word.
+
+    Characters are set one by one: PyMuPDF's built-in CJK font is written with every glyph one
+    em wide, so a word set whole would run far past its box (a Latin word about twice its width)
+    and over the next word, and MuPDF would read the line's characters out of order. Each
+    character's origin follows the font's real advance instead, squeezed to the word's box.
+    Words join as a text layer would: no space between Japanese words (Tesseract splits runs of
+    kana and kanji where it likes), one space where both sides are Latin letters or digits."""
     if not words:
         return
     sizes, baselines = _line_sizes(words), _line_baselines(words)
+    font = _ocr_font()
     shape = page.new_shape()
+    by_line: dict[int, list[OcrWord]] = {}
     for w in words:
-        size = sizes[w.line]
-        # no horizontal stretch to the word's width: MuPDF would report the stretched size, and
-        # even sizes matter more to the engines than a Latin word's exact right edge; one baseline
-        # per line, or MuPDF splits a line wherever Tesseract's word boxes step up or down
-        shape.insert_text(pymupdf.Point(w.bbox[0], baselines[w.line] - 0.12 * size), w.text, fontsize=size,
-                          fontname=_OCR_FONT, render_mode=3)
+        by_line.setdefault(w.line, []).append(w)
+    for line, line_words in by_line.items():
+        size, y = sizes[line], baselines[line] - 0.12 * sizes[line]
+        line_words.sort(key=lambda w: w.bbox[0])
+        for w, nxt in zip(line_words, line_words[1:] + [None]):
+            text = w.text + (" " if nxt is not None and _latin_join(w.text, nxt.text) else "")
+            natural = font.text_length(w.text, fontsize=size)
+            squeeze = min(1.0, (w.bbox[2] - w.bbox[0]) / natural) if natural > 0 else 1.0
+            x = w.bbox[0]
+            for ch in text:
+                shape.insert_text(pymupdf.Point(x, y), ch, fontsize=size, fontname=_OCR_FONT, render_mode=3)
+                x += font.text_length(ch, fontsize=size) * squeeze
     shape.commit()
+
+
+def _latin_join(left: str, right: str) -> bool:
+    return left[-1:].isascii() and left[-1:].isalnum() and right[:1].isascii() and right[:1].isalnum()
+
+
+_FONT: list[pymupdf.Font] = []
+
+
+def _ocr_font() -> pymupdf.Font:
+    if not _FONT:
+        _FONT.append(pymupdf.Font(_OCR_FONT))
+    return _FONT[0]
 
 
 def write_marks(page: pymupdf.Page, marks: ScanMarks) -> None:

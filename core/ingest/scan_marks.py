@@ -28,6 +28,7 @@ class ScanMarks:
     hsegs: tuple[tuple[float, float, float], ...] = ()  # y, x0, x1 (points)
     vsegs: tuple[tuple[float, float, float], ...] = ()  # x, y0, y1
     boxes: tuple[tuple[BBox, bool], ...] = ()  # check-box outline, ticked
+    leaders: tuple[tuple[BBox, int], ...] = ()  # a row of leader dots (a table of contents'): box, dots
 
 
 def find_marks(gray: np.ndarray, zoom: float) -> tuple[ScanMarks, np.ndarray]:
@@ -43,10 +44,48 @@ def find_marks(gray: np.ndarray, zoom: float) -> tuple[ScanMarks, np.ndarray]:
     # a box's sides are shorter than a rule, so the openings leave them; long rules are taken out
     # so a box drawn on a cell border still stands alone
     boxes = tuple(_boxes(ink & ~h_mask & ~v_mask, zoom))
+    leaders = tuple(_leaders(ink, zoom))
     covered = ndimage.binary_dilation(covered, iterations=1)
-    for (x0, y0, x1, y1), _ in boxes:
+    for (x0, y0, x1, y1) in [box for box, _ in boxes] + [box for box, _ in leaders]:
         covered[max(0, int(y0 * zoom) - 1): int(y1 * zoom) + 2, max(0, int(x0 * zoom) - 1): int(x1 * zoom) + 2] = True
-    return ScanMarks(hsegs, vsegs, boxes), covered
+    return ScanMarks(hsegs, vsegs, boxes, leaders), covered
+
+
+LEADER_DOT = 2.5  # points: the most a leader dot measures either way
+LEADER_GAP = 5.0  # points: the most from one dot's left edge to the next's
+LEADER_MIN_DOTS = 8  # fewer dots in a row are punctuation (……, ・・・), not a leader
+
+
+def _leaders(ink: np.ndarray, zoom: float):
+    """Rows of evenly spaced small dots: a table of contents' leaders. Tesseract reads them as
+    Latin garbage that swallows the entry's words, so they are erased before OCR and written back
+    as the dots they are. A skewed scan tilts a row, so each dot follows on from the one before
+    (within a point up or down) rather than all sharing one height."""
+    labels, _ = ndimage.label(ink)
+    dots = []
+    for sl in ndimage.find_objects(labels):
+        rows, cols = sl
+        w, h = (cols.stop - cols.start) / zoom, (rows.stop - rows.start) / zoom
+        if w <= LEADER_DOT and h <= LEADER_DOT and max(w, h) >= 0.4:
+            dots.append((cols.start / zoom, rows.start / zoom, cols.stop / zoom, rows.stop / zoom))
+    dots.sort()
+    used = [False] * len(dots)
+    for i in range(len(dots)):
+        if used[i]:
+            continue
+        chain, last = [i], dots[i]
+        for j in range(i + 1, len(dots)):
+            if dots[j][0] - last[0] > LEADER_GAP:
+                break  # sorted by x: every later dot is farther still
+            if not used[j] and abs((dots[j][1] + dots[j][3]) - (last[1] + last[3])) / 2 <= 1.0 and dots[j][0] > last[0]:
+                chain.append(j)
+                last = dots[j]
+        if len(chain) >= LEADER_MIN_DOTS:
+            for j in chain:
+                used[j] = True
+            members = [dots[j] for j in chain]
+            yield ((round(min(d[0] for d in members), 1), round(min(d[1] for d in members), 1),
+                    round(max(d[2] for d in members), 1), round(max(d[3] for d in members), 1)), len(chain))
 
 
 def _strokes(mask: np.ndarray, zoom: float, covered: np.ndarray, *, horizontal: bool):
