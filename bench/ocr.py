@@ -5,9 +5,14 @@
 Builds, in code, scanned copies (tests/scan_builders.py: 200 dpi grey, Gaussian noise σ=10, a
 0.5° skew, image-only PDF) of the Japanese samples and of one page of a real PDF from
 ../shared/realdata/pdfs/ja/, ingests each with OCR and prints, per document:
-- character accuracy, 1 − CER: Levenshtein distance between the born-digital page text and the
-  OCR text layer, both read with PyMuPDF's position sort, NFKC, whitespace removed and runs of
-  three or more leader characters (dots, rules) counted as one, over the born-digital length;
+- character accuracy, 1 − CER, line by line: each character of the stored OCR text layer is put
+  on the born-digital text line it overlaps (within 12 pt sideways), each line's characters read
+  left to right and compared with the line's text (Levenshtein), every OCR character on no line
+  counted as an error, all over the born-digital length; both sides NFKC, whitespace removed and
+  runs of three or more leader characters (dots, rules) counted as one. Reading order is not
+  counted (that is the layout engine's, measured elsewhere); for reference the line also gives
+  the older whole-page figure, both pages read with PyMuPDF's position sort, which counts a
+  column or table cell read in another order as errors;
 - category recall against the sample's truth (tests/truth_match.py), scanned vs born-digital;
 - seconds per page of the scanned ingest, and the ratio to a born-digital ingest and to raw
   PyMuPDF `get_text` on the same pages in this run.
@@ -168,10 +173,12 @@ def run_one(label: str, born_bytes: bytes, engine: str, truth: dict | None) -> f
     scan = scanned_pdf(born_bytes)
     doc, stored, scan_s, fields = ingest_timed(scan, f"{label}.scan.pdf", engine)
     born_doc, _, born_s, born_fields = ingest_timed(born_bytes, f"{label}.pdf", engine)
-    acc, errors, total = char_accuracy(page_texts(born_bytes), page_texts(stored))
+    acc, errors, total = line_accuracy(born_bytes, stored)
+    sorted_acc, sorted_errors, sorted_total = char_accuracy(page_texts(born_bytes), page_texts(stored))
     pages = len(doc.pages)
     raw = raw_seconds(born_bytes)
-    line = (f"{label:38s} {engine:6s} pages {pages:2d}  accuracy {acc:.3f} ({errors}/{total} errors)  "
+    line = (f"{label:38s} {engine:6s} pages {pages:2d}  accuracy {acc:.3f} ({errors}/{total} errors; "
+            f"page text in sorted order {sorted_acc:.3f}, {sorted_errors}/{sorted_total})  "
             f"{scan_s / pages:6.1f} s/page (born-digital ×{scan_s / max(born_s, 1e-6):.0f}, "
             f"raw get_text ×{scan_s / max(raw, 1e-6):.0f})")
     if truth is not None:

@@ -21,6 +21,7 @@ MIN_V_RULE = 12.0
 ERASE_RULE = 40.0  # points: rules at least this long are erased before OCR (a heading's strokes are shorter)
 BOX_MIN, BOX_MAX = 6.5, 16.0  # points: the side of a check box
 FILLED_SHARE = 0.12  # ink share of a box's inner half above which it is ticked
+SQUARE_TOLERANCE = 0.12  # a box's sides differ by less (skew included); the kanji 口 is about 1.2 times taller than wide
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ def _boxes(ink: np.ndarray, zoom: float):
     for index, sl in enumerate(ndimage.find_objects(labels), start=1):
         rows, cols = sl
         h, w = (rows.stop - rows.start) / zoom, (cols.stop - cols.start) / zoom
-        if not (BOX_MIN <= w <= BOX_MAX and BOX_MIN <= h <= BOX_MAX and abs(w - h) <= 0.2 * max(w, h)):
+        if not (BOX_MIN <= w <= BOX_MAX and BOX_MIN <= h <= BOX_MAX and abs(w - h) <= SQUARE_TOLERANCE * max(w, h)):
             continue
         piece = labels[sl] == index
         if _outline_share(piece) < 0.75 or _crossed(piece):
@@ -123,18 +124,32 @@ def _boxes(ink: np.ndarray, zoom: float):
 
 
 def _outline_share(piece: np.ndarray) -> float:
-    """How much of the component's bounding frame (square) or inscribed circle (ring) is ink."""
+    """How much of the component's bounding frame (a square) is ink, or 1.0 for a ring."""
     rows, cols = piece.shape
     band = max(1, min(rows, cols) // 8)
     frame = np.zeros_like(piece)
     frame[:band, :] = frame[-band:, :] = frame[:, :band] = frame[:, -band:] = True
     square = (piece & frame).sum() / frame.sum()
+    return max(square, 1.0 if _is_ring(piece, band) else 0.0)
+
+
+RING_SECTORS = 48
+
+
+def _is_ring(piece: np.ndarray, band: int) -> bool:
+    """A radio button's ring: ink all the way round near the rim (in 46 of 48 sectors) and none
+    inside it, the dot of a chosen one being a component of its own. "の" or "回" have strokes
+    inside, so they are no rings; an "O" or "〇" in large text can pass (a stray mark, the text
+    stays)."""
+    rows, cols = piece.shape
     yy, xx = np.mgrid[0:rows, 0:cols]
-    r = min(rows, cols) / 2
-    dist = np.hypot(yy - (rows - 1) / 2, xx - (cols - 1) / 2)
-    ring = (dist >= r - 1.5 * band) & (dist <= r)
-    round_share = (piece & ring).sum() / max(ring.sum(), 1)
-    return max(square, round_share)
+    cy, cx, r = (rows - 1) / 2, (cols - 1) / 2, min(rows, cols) / 2
+    dist = np.hypot(yy - cy, xx - cx)
+    rim = piece & (dist >= r - 2 * band) & (dist <= r + 1)
+    sectors = ((np.arctan2(yy - cy, xx - cx) + np.pi) / (2 * np.pi) * RING_SECTORS).astype(int) % RING_SECTORS
+    covered = len(np.unique(sectors[rim]))
+    inside = dist < r - 2.5 * band
+    return covered >= RING_SECTORS - 2 and (piece & inside).sum() <= 0.03 * max(inside.sum(), 1)
 
 
 def _crossed(piece: np.ndarray) -> bool:
