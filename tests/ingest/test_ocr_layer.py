@@ -60,3 +60,22 @@ def test_a_row_of_leader_dots_is_found_and_punctuation_is_not():
     (x0, y0, x1, y1), dots = marks.leaders[0]
     assert dots == 40 and abs(x0 - 60) < 1 and abs(x1 - 178.2) < 1.5
     assert covered[int(100.5 * zoom), int(61 * zoom)] and not covered[int(150.5 * zoom), int(61 * zoom)]
+
+
+def test_radio_rings_are_found_with_their_state_and_a_tall_square_is_no_box():
+    from PIL import Image, ImageDraw
+
+    zoom = 300 / 72
+    image = Image.new("L", (int(300 * zoom), int(100 * zoom)), 255)
+    draw = ImageDraw.Draw(image)
+
+    def pt(*v: float) -> list[float]:
+        return [x * zoom for x in v]
+
+    draw.ellipse(pt(40, 40, 50.2, 50.2), outline=0, width=int(0.8 * zoom))  # ◉ as the sample form draws it
+    draw.ellipse(pt(42.7, 42.7, 47.5, 47.5), fill=0)
+    draw.ellipse(pt(100, 40, 110.2, 50.2), outline=0, width=int(0.8 * zoom))  # ○
+    draw.rectangle(pt(160, 40, 167, 48.4), outline=0, width=int(0.8 * zoom))  # 口: 1.2 times taller than wide
+    marks, _ = find_marks(np.asarray(image), zoom)
+    found = sorted((round(box[0]), ticked) for box, ticked in marks.boxes)
+    assert found == [(40, True), (100, False)]
