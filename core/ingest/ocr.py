@@ -2,10 +2,13 @@
 
 A page counts as scanned when it has fewer than `MIN_TEXT_CHARS` usable characters (whitespace,
 U+FFFD, control and private-use code points do not count: an invisible layer of those is garbage)
-and images cover most of it. Such a page is rendered, denoised and read by Tesseract through
-PyMuPDF (`Pixmap.pdfocr_tobytes`, the call `Page.get_textpage_ocr(full=True)` makes, here on a
-cleaned pixmap with a pixel cap), in a child process so a Tesseract crash or hang costs the page's
-OCR, not the app. Each OCR word is then written back onto the page as invisible text (render mode
+and images cover most of it. Such a page is rendered by PyMuPDF, denoised, its rulings, check
+boxes and leader dots taken out (core.ingest.scan_marks), and read by Tesseract: the `tesseract`
+command of the Debian package that brings the language data, for its words with their true boxes,
+lines and confidences (its TSV), or where only the data is there, PyMuPDF's own Tesseract
+(`Pixmap.pdfocr_tobytes`, the call `Page.get_textpage_ocr(full=True)` makes), whose PDF gives
+words with boxes up to three times too wide. All in a child process, so a Tesseract crash or hang
+costs the page's OCR, not the app. Each OCR word is then written back onto the page as invisible text (render mode
 3) at its place and size, so both engines, the layout model, the text under a drawn box and every
 later stage read it like a born-digital text layer, and the page image stays as it was.
 
@@ -30,7 +33,7 @@ import numpy as np
 import pymupdf
 
 from core.geometry import area, overlap_area
-from core.ingest.ocr_confidence import read_tsv, start_tsv, word_confidences
+from core.ingest.ocr_confidence import TsvRow, read_tsv_rows, start_tsv
 from core.ingest.scan_marks import ScanMarks, find_marks
 from core.model import BBox
 from core.settings import positive_number
@@ -38,9 +41,11 @@ from core.settings import positive_number
 MIN_TEXT_CHARS = 20  # fewer usable characters than this on an image-covered page: scanned
 MIN_IMAGE_SHARE = 0.4  # the share of the page that images must cover
 MIN_SCAN_DPI = 75  # a page-size image with fewer pixels than this resolution gives is no scan
+GLYPH_HEIGHT = 0.9  # ems: the ink height of a kanji, from which a line's font size is taken
 MIN_OCR_DPI = 100  # below this Tesseract reads too little; a bigger page is refused instead
 INSTALL_HINT = ("install tesseract-ocr, tesseract-ocr-jpn and tesseract-ocr-jpn-vert "
                 "(scripts/system_packages.sh), or set TESSDATA_PREFIX to a folder holding jpn.traineddata")
+JOIN_GAP = 1.5  # ems: a smaller gap between two OCR words on a line is Tesseract's box, not a space
 _OCR_FONT = "japan"  # PyMuPDF's built-in CJK font: every OCR character has a glyph
 
 
@@ -120,6 +125,7 @@ class OcrPage:
     dpi: int = 0
     failure: str | None = None  # the reason OCR gave nothing (crash, hang, refusal)
     marks: ScanMarks = ScanMarks()  # rulings and check boxes found in the pixels
+    reader: str = "the tesseract command"  # whose words these are (PyMuPDF's OCR where the command is missing)
 
 
 @dataclass
@@ -131,8 +137,8 @@ class OcrOutcome:
     pdf_bytes: bytes | None = None  # the document with its OCR text layers, when any was added
 
 
-def engine_label(settings: OcrSettings, dpi: int) -> str:
-    return f"Tesseract via PyMuPDF {pymupdf.VersionBind} ({settings.language}, {dpi} dpi)"
+def engine_label(settings: OcrSettings, dpi: int, reader: str = "the tesseract command") -> str:
+    return f"Tesseract ({reader}; {settings.language}, {dpi} dpi)"
 
 
 def ocr_document(doc: pymupdf.Document, settings: OcrSettings | None = None) -> OcrOutcome:
@@ -154,7 +160,7 @@ def ocr_document(doc: pymupdf.Document, settings: OcrSettings | None = None) -> 
         if result.failure:
             outcome.notices[number] = f"scanned page, OCR failed ({result.failure}); the page image is kept as a picture"
             continue
-        label = engine_label(settings, result.dpi)
+        label = engine_label(settings, result.dpi, result.reader)
         page = doc.load_page(index)
         write_text_layer(page, result.words)
         write_marks(page, result.marks)
@@ -249,24 +255,107 @@ def ocr_words(page: pymupdf.Page, settings: OcrSettings, tessdata: str) -> OcrPa
     pixels[covered] = 255
     pix = _as_pixmap(pixels)
     pix.set_dpi(dpi, dpi)
-    tsv = start_tsv(pix.tobytes("png"), settings.language, dpi, tessdata)
+    rows = read_tsv_rows(start_tsv(pix.tobytes("png"), settings.language, dpi, tessdata), settings.timeout)
+    reader = "the tesseract command" if rows else f"PyMuPDF {pymupdf.VersionBind}"
+    words = _tsv_words(rows, dpi / 72, marks) if rows else _mupdf_words(pix, page.rect.width, settings, tessdata, marks)
+    words += _leader_words(words, marks, max((w.line for w in words), default=-1) + 1)
+    return OcrPage(tuple(words), dpi, marks=marks, reader=reader)
+
+
+def _kept(text: str, box: BBox, marks: ScanMarks) -> str:
+    """The word's text as it goes on the page: "" for no word (a check box read as 口, noise)."""
+    text = _without_rule_bars(text.strip(), box, marks)
+    return text if text and usable_chars(text) and not _is_a_box(box, marks) else ""
+
+
+def _tsv_words(rows: Sequence[TsvRow], zoom: float, marks: ScanMarks) -> list[OcrWord]:
+    """Tesseract's own words, boxes, lines and confidences (its TSV). MuPDF's OCR writer sets
+    each word at its own size and baseline with a horizontal scale its text extraction does not
+    undo, so the words read back from its PDF have boxes up to three times too wide (a "2026"
+    over the 年月日 after it) and a line falls apart into words of different sizes."""
+    lines: dict[tuple[int, int, int], int] = {}
+    words = []
+    for px, conf, text, key in rows:
+        box = tuple(round(v / zoom, 2) for v in px)
+        kept = _kept(text, box, marks)
+        if kept:
+            words.append(OcrWord(box, kept, lines.setdefault(key, len(lines)), round(conf, 2)))
+    return _cjk_brackets(_joined_lines(words))
+
+
+_FULL_WIDTH = str.maketrans("()[]", "（）［］")
+
+
+def _cjk_brackets(words: list[OcrWord]) -> list[OcrWord]:
+    """Tesseract's jpn model gives a Japanese line's full-width brackets as ASCII ones; set half
+    width, they would leave the rest of the line an em short of its place. NFKC maps them back."""
+    japanese = {w.line for w in words if any(unicodedata.east_asian_width(ch) == "W" for ch in w.text)}
+    return [replace(w, text=w.text.translate(_FULL_WIDTH)) if w.line in japanese else w for w in words]
+
+
+def _joined_lines(words: list[OcrWord]) -> list[OcrWord]:
+    """Tesseract ends a line at a bracket or a wider gap now and then and starts another at the
+    same height; side by side and within JOIN_GAP ems, the two are one line."""
+    boxes: dict[int, list[float]] = {}
+    for w in words:
+        b = boxes.setdefault(w.line, list(w.bbox))
+        b[:] = [min(b[0], w.bbox[0]), min(b[1], w.bbox[1]), max(b[2], w.bbox[2]), max(b[3], w.bbox[3])]
+    home = {line: line for line in boxes}
+    order = sorted(boxes, key=lambda line: boxes[line][0])
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            ba, bb = boxes[home[a]], boxes[b]
+            height = min(ba[3] - ba[1], bb[3] - bb[1])
+            overlap = min(ba[3], bb[3]) - max(ba[1], bb[1])
+            if home[b] == b and overlap >= 0.6 * height and -0.2 * height <= bb[0] - ba[2] <= JOIN_GAP * height:
+                home[b] = home[a]
+                ba[:] = [min(ba[0], bb[0]), min(ba[1], bb[1]), max(ba[2], bb[2]), max(ba[3], bb[3])]
+    return [w if home[w.line] == w.line else OcrWord(w.bbox, w.text, home[w.line], w.confidence) for w in words]
+
+
+def _mupdf_words(pix: pymupdf.Pixmap, width: float, settings: OcrSettings, tessdata: str,
+                 marks: ScanMarks) -> list[OcrWord]:
+    """Where the `tesseract` command is missing: the words of MuPDF's OCR (no confidences)."""
     ocr_pdf = pymupdf.open(stream=pix.pdfocr_tobytes(language=settings.language, tessdata=tessdata), filetype="pdf")
     ocr_page = ocr_pdf.load_page(0)
-    unzoom = page.rect.width / ocr_page.rect.width
+    unzoom = width / ocr_page.rect.width
     data = ocr_page.get_text("dict", flags=0, textpage=ocr_page.get_textpage(matrix=pymupdf.Matrix(unzoom, unzoom)))
     words: list[OcrWord] = []
     line_no = 0
     for block in data["blocks"]:
         for line in block.get("lines", ()):
             for span in line["spans"]:
-                text = span["text"].strip()
                 box = tuple(round(v, 2) for v in span["bbox"])
-                if text and usable_chars(text) and not _is_a_box(box, marks):
-                    words.append(OcrWord(box, text, line_no))
+                kept = _kept(span["text"], box, marks)
+                if kept:
+                    words.append(OcrWord(box, kept, line_no))
             line_no += 1
-    confidences = word_confidences([w.bbox for w in words], read_tsv(tsv, settings.timeout), dpi / 72)
-    words = [replace(w, confidence=c) for w, c in zip(words, confidences)]
-    return OcrPage(tuple(words), dpi, marks=marks)
+    return words
+
+
+def _leader_words(words: Sequence[OcrWord], marks: ScanMarks, next_line: int) -> list[OcrWord]:
+    """The leader dots erased before OCR, as the dots they are, each on the OCR line it runs
+    along (so the entry, its leader and its page number read as one line)."""
+    out = []
+    for box, dots in marks.leaders:
+        middle = (box[1] + box[3]) / 2
+        beside = [w for w in words if w.bbox[1] <= middle <= w.bbox[3] + 2]
+        line = min(beside, key=lambda w: abs(w.bbox[2] - box[0])).line if beside else next_line + len(out)
+        out.append(OcrWord(box, "." * dots, line))
+    return out
+
+
+_BARS = str.maketrans("", "", "|｜")
+
+
+def _without_rule_bars(text: str, word: BBox, marks: ScanMarks) -> str:
+    """A cell border too short to erase before OCR comes back as "|" in the word it crosses."""
+    if "|" not in text and "｜" not in text:
+        return text
+    height = word[3] - word[1]
+    crossed = any(word[0] - 2 <= x <= word[2] + 2 and min(y1, word[3]) - max(y0, word[1]) >= 0.5 * height
+                  for x, y0, y1 in marks.vsegs)
+    return text.translate(_BARS).strip() if crossed else text
 
 
 def _is_a_box(word: BBox, marks: ScanMarks) -> bool:
@@ -293,19 +382,55 @@ def _as_pixmap(pixels: np.ndarray) -> pymupdf.Pixmap:
 def write_text_layer(page: pymupdf.Page, words: Sequence[OcrWord]) -> None:
     """Each word as invisible text over its place on the image, one font size per OCR line (the
     line's median word height, snapped to the page's common size), so the engines see lines of
-    even size as in a born-digital page rather than one size per word."""
+    even size as in a born-digital page rather than one size per word.
+
+    Characters are set one by one: PyMuPDF's built-in CJK font is written with every glyph one
+    em wide, so a word set whole would run far past its box (a Latin word about twice its width)
+    and over the next word, and MuPDF would read the line's characters out of order. Each
+    character's origin follows the font's real advance instead, squeezed to the word's box.
+    Words join as a text layer would: no space between Japanese words (Tesseract splits runs of
+    kana and kanji where it likes), one space where both sides are Latin letters or digits."""
     if not words:
         return
     sizes, baselines = _line_sizes(words), _line_baselines(words)
+    font = _ocr_font()
     shape = page.new_shape()
+    by_line: dict[int, list[OcrWord]] = {}
     for w in words:
-        size = sizes[w.line]
-        # no horizontal stretch to the word's width: MuPDF would report the stretched size, and
-        # even sizes matter more to the engines than a Latin word's exact right edge; one baseline
-        # per line, or MuPDF splits a line wherever Tesseract's word boxes step up or down
-        shape.insert_text(pymupdf.Point(w.bbox[0], baselines[w.line] - 0.12 * size), w.text, fontsize=size,
-                          fontname=_OCR_FONT, render_mode=3)
+        by_line.setdefault(w.line, []).append(w)
+    for line, line_words in by_line.items():
+        size, y = sizes[line], baselines[line] - 0.12 * sizes[line]
+        line_words.sort(key=lambda w: w.bbox[0])
+        pen, after_space = -1e9, False
+        for w, nxt in zip(line_words, line_words[1:] + [None]):
+            spaced = nxt is not None and _latin_join(w.text, nxt.text)
+            text = w.text + (" " if spaced else "")
+            # Tesseract's boxes for Japanese words start late, by up to two characters, and end
+            # about right: a word too long for its box reaches back from its end, and a gap of
+            # less than JOIN_GAP ems left to the last word is that, not a space (MuPDF would
+            # break the line there)
+            natural = font.text_length(w.text, fontsize=size)
+            x = min(w.bbox[0], w.bbox[2] - natural)
+            x = pen if x < pen or (not after_space and x - pen < JOIN_GAP * size) else x
+            squeeze = min(1.0, max(w.bbox[2] - x, 0.5 * natural) / natural) if natural > 0 else 1.0
+            for ch in text:
+                shape.insert_text(pymupdf.Point(x, y), ch, fontsize=size, fontname=_OCR_FONT, render_mode=3)
+                x += font.text_length(ch, fontsize=size) * squeeze
+            pen, after_space = x, spaced
     shape.commit()
+
+
+def _latin_join(left: str, right: str) -> bool:
+    return left[-1:].isascii() and left[-1:].isalnum() and right[:1].isascii() and right[:1].isalnum()
+
+
+_FONT: list[pymupdf.Font] = []
+
+
+def _ocr_font() -> pymupdf.Font:
+    if not _FONT:
+        _FONT.append(pymupdf.Font(_OCR_FONT))
+    return _FONT[0]
 
 
 def write_marks(page: pymupdf.Page, marks: ScanMarks) -> None:
@@ -336,11 +461,20 @@ def _line_sizes(words: Sequence[OcrWord]) -> dict[int, float]:
     heights: dict[int, list[float]] = {}
     for w in words:
         heights.setdefault(w.line, []).append(w.bbox[3] - w.bbox[1])
-    raw = {line: round(statistics.median(hs) * 2) / 2 for line, hs in heights.items()}
+    raw = {line: round(_typical_height(hs) / GLYPH_HEIGHT * 2) / 2 for line, hs in heights.items()}
     common = statistics.mode(raw.values())
     # Tesseract's boxes follow the glyphs, so one body size reads as 9.5, 10 and 10.5 from line
     # to line; within 12 % of the page's common size it is that size
     return {line: common if abs(size - common) <= 0.12 * common else size for line, size in raw.items()}
+
+
+def _typical_height(heights: list[float]) -> float:
+    """The median height of a line's words, leaving out those over 1.4 times its lower quartile:
+    in a table Tesseract gives some words the cell's height (17 pt boxes on 10 pt digits), which
+    would make the row a heading."""
+    ordered = sorted(heights)
+    cap = 1.4 * ordered[len(ordered) // 4]
+    return statistics.median([h for h in ordered if h <= cap])
 
 
 def _mean_confidence_text(words: Sequence[OcrWord]) -> str:

@@ -1,17 +1,15 @@
-"""Word confidences for OCR text. MuPDF's OCR writer keeps Tesseract's words and boxes but drops
-its confidences, so the same cleaned page image is also given to the `tesseract` command (the
-Debian package that supplies the language data) for its TSV, which has them; it runs beside
-MuPDF's pass, on the other core. Without the command, words carry no confidence."""
+"""Tesseract's TSV for a page image: each word's box, confidence, text and line, from the
+`tesseract` command (the Debian package that supplies the language data). core.ingest.ocr reads
+its words from here; without the command it falls back to PyMuPDF's OCR, and words carry no
+confidence."""
 from __future__ import annotations
 
 import shutil
 import subprocess
-from typing import Sequence
 
-from core.geometry import area, overlap_area
 from core.model import BBox
 
-TsvWord = tuple[BBox, float]  # box in pixels, confidence 0..1
+TsvRow = tuple[BBox, float, str, tuple[int, int, int]]  # box in pixels, confidence, text, (block, paragraph, line)
 
 
 def start_tsv(png: bytes, language: str, dpi: int, tessdata: str) -> subprocess.Popen | None:
@@ -30,7 +28,8 @@ def start_tsv(png: bytes, language: str, dpi: int, tessdata: str) -> subprocess.
     return proc
 
 
-def read_tsv(proc: subprocess.Popen | None, timeout: float) -> list[TsvWord]:
+def read_tsv_rows(proc: subprocess.Popen | None, timeout: float) -> list[TsvRow]:
+    """Tesseract's words with their boxes, confidences, text and line (empty when it failed)."""
     if proc is None:
         return []
     try:
@@ -46,19 +45,6 @@ def read_tsv(proc: subprocess.Popen | None, timeout: float) -> list[TsvWord]:
             continue
         left, top, width, height, conf = (float(v) for v in cols[6:11])
         if conf >= 0:
-            words.append(((left, top, left + width, top + height), conf / 100))
+            line = (int(cols[2]), int(cols[3]), int(cols[4]))
+            words.append(((left, top, left + width, top + height), conf / 100, cols[11].strip(), line))
     return words
-
-
-def word_confidences(boxes: Sequence[BBox], tsv: Sequence[TsvWord], zoom: float) -> list[float | None]:
-    """For each word box (points), the confidence of the TSV word that overlaps it most."""
-    scaled = [((b[0] / zoom, b[1] / zoom, b[2] / zoom, b[3] / zoom), conf) for b, conf in tsv]
-    out: list[float | None] = []
-    for box in boxes:
-        best, best_share = None, 0.0
-        for other, conf in scaled:
-            share = overlap_area(box, other) / max(area(box), 1e-6)
-            if share > best_share:
-                best, best_share = conf, share
-        out.append(round(best, 2) if best is not None and best_share >= 0.3 else None)
-    return out

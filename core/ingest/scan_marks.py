@@ -21,6 +21,7 @@ MIN_V_RULE = 12.0
 ERASE_RULE = 40.0  # points: rules at least this long are erased before OCR (a heading's strokes are shorter)
 BOX_MIN, BOX_MAX = 6.5, 16.0  # points: the side of a check box
 FILLED_SHARE = 0.12  # ink share of a box's inner half above which it is ticked
+SQUARE_TOLERANCE = 0.12  # a box's sides differ by less (skew included); the kanji 口 is about 1.2 times taller than wide
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class ScanMarks:
     hsegs: tuple[tuple[float, float, float], ...] = ()  # y, x0, x1 (points)
     vsegs: tuple[tuple[float, float, float], ...] = ()  # x, y0, y1
     boxes: tuple[tuple[BBox, bool], ...] = ()  # check-box outline, ticked
+    leaders: tuple[tuple[BBox, int], ...] = ()  # a row of leader dots (a table of contents'): box, dots
 
 
 def find_marks(gray: np.ndarray, zoom: float) -> tuple[ScanMarks, np.ndarray]:
@@ -43,10 +45,48 @@ def find_marks(gray: np.ndarray, zoom: float) -> tuple[ScanMarks, np.ndarray]:
     # a box's sides are shorter than a rule, so the openings leave them; long rules are taken out
     # so a box drawn on a cell border still stands alone
     boxes = tuple(_boxes(ink & ~h_mask & ~v_mask, zoom))
+    leaders = tuple(_leaders(ink, zoom))
     covered = ndimage.binary_dilation(covered, iterations=1)
-    for (x0, y0, x1, y1), _ in boxes:
+    for (x0, y0, x1, y1) in [box for box, _ in boxes] + [box for box, _ in leaders]:
         covered[max(0, int(y0 * zoom) - 1): int(y1 * zoom) + 2, max(0, int(x0 * zoom) - 1): int(x1 * zoom) + 2] = True
-    return ScanMarks(hsegs, vsegs, boxes), covered
+    return ScanMarks(hsegs, vsegs, boxes, leaders), covered
+
+
+LEADER_DOT = 2.5  # points: the most a leader dot measures either way
+LEADER_GAP = 5.0  # points: the most from one dot's left edge to the next's
+LEADER_MIN_DOTS = 8  # fewer dots in a row are punctuation (……, ・・・), not a leader
+
+
+def _leaders(ink: np.ndarray, zoom: float):
+    """Rows of evenly spaced small dots: a table of contents' leaders. Tesseract reads them as
+    Latin garbage that swallows the entry's words, so they are erased before OCR and written back
+    as the dots they are. A skewed scan tilts a row, so each dot follows on from the one before
+    (within a point up or down) rather than all sharing one height."""
+    labels, _ = ndimage.label(ink)
+    dots = []
+    for sl in ndimage.find_objects(labels):
+        rows, cols = sl
+        w, h = (cols.stop - cols.start) / zoom, (rows.stop - rows.start) / zoom
+        if w <= LEADER_DOT and h <= LEADER_DOT and max(w, h) >= 0.4:
+            dots.append((cols.start / zoom, rows.start / zoom, cols.stop / zoom, rows.stop / zoom))
+    dots.sort()
+    used = [False] * len(dots)
+    for i in range(len(dots)):
+        if used[i]:
+            continue
+        chain, last = [i], dots[i]
+        for j in range(i + 1, len(dots)):
+            if dots[j][0] - last[0] > LEADER_GAP:
+                break  # sorted by x: every later dot is farther still
+            if not used[j] and abs((dots[j][1] + dots[j][3]) - (last[1] + last[3])) / 2 <= 1.0 and dots[j][0] > last[0]:
+                chain.append(j)
+                last = dots[j]
+        if len(chain) >= LEADER_MIN_DOTS:
+            for j in chain:
+                used[j] = True
+            members = [dots[j] for j in chain]
+            yield ((round(min(d[0] for d in members), 1), round(min(d[1] for d in members), 1),
+                    round(max(d[2] for d in members), 1), round(max(d[3] for d in members), 1)), len(chain))
 
 
 def _strokes(mask: np.ndarray, zoom: float, covered: np.ndarray, *, horizontal: bool):
@@ -72,7 +112,7 @@ def _boxes(ink: np.ndarray, zoom: float):
     for index, sl in enumerate(ndimage.find_objects(labels), start=1):
         rows, cols = sl
         h, w = (rows.stop - rows.start) / zoom, (cols.stop - cols.start) / zoom
-        if not (BOX_MIN <= w <= BOX_MAX and BOX_MIN <= h <= BOX_MAX and abs(w - h) <= 0.2 * max(w, h)):
+        if not (BOX_MIN <= w <= BOX_MAX and BOX_MIN <= h <= BOX_MAX and abs(w - h) <= SQUARE_TOLERANCE * max(w, h)):
             continue
         piece = labels[sl] == index
         if _outline_share(piece) < 0.75 or _crossed(piece):
@@ -84,18 +124,32 @@ def _boxes(ink: np.ndarray, zoom: float):
 
 
 def _outline_share(piece: np.ndarray) -> float:
-    """How much of the component's bounding frame (square) or inscribed circle (ring) is ink."""
+    """How much of the component's bounding frame (a square) is ink, or 1.0 for a ring."""
     rows, cols = piece.shape
     band = max(1, min(rows, cols) // 8)
     frame = np.zeros_like(piece)
     frame[:band, :] = frame[-band:, :] = frame[:, :band] = frame[:, -band:] = True
     square = (piece & frame).sum() / frame.sum()
+    return max(square, 1.0 if _is_ring(piece, band) else 0.0)
+
+
+RING_SECTORS = 48
+
+
+def _is_ring(piece: np.ndarray, band: int) -> bool:
+    """A radio button's ring: ink all the way round near the rim (in 46 of 48 sectors) and none
+    inside it, the dot of a chosen one being a component of its own. "の" or "回" have strokes
+    inside, so they are no rings; an "O" or "〇" in large text can pass (a stray mark, the text
+    stays)."""
+    rows, cols = piece.shape
     yy, xx = np.mgrid[0:rows, 0:cols]
-    r = min(rows, cols) / 2
-    dist = np.hypot(yy - (rows - 1) / 2, xx - (cols - 1) / 2)
-    ring = (dist >= r - 1.5 * band) & (dist <= r)
-    round_share = (piece & ring).sum() / max(ring.sum(), 1)
-    return max(square, round_share)
+    cy, cx, r = (rows - 1) / 2, (cols - 1) / 2, min(rows, cols) / 2
+    dist = np.hypot(yy - cy, xx - cx)
+    rim = piece & (dist >= r - 2 * band) & (dist <= r + 1)
+    sectors = ((np.arctan2(yy - cy, xx - cx) + np.pi) / (2 * np.pi) * RING_SECTORS).astype(int) % RING_SECTORS
+    covered = len(np.unique(sectors[rim]))
+    inside = dist < r - 2.5 * band
+    return covered >= RING_SECTORS - 2 and (piece & inside).sum() <= 0.03 * max(inside.sum(), 1)
 
 
 def _crossed(piece: np.ndarray) -> bool:

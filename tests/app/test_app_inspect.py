@@ -161,13 +161,13 @@ def test_fit_width_is_the_default_zoom_and_picks_a_smaller_zoom_for_wider_pages(
 
 
 def test_a_scanned_page_says_what_read_it_and_counts_its_doubtful_words(sample_workspace):
-    attrs = (("ocr", "Tesseract via PyMuPDF 2.0 (jpn, 300 dpi)"), ("ocr_confidence", 0.71),
+    attrs = (("ocr", "Tesseract (the tesseract command; jpn, 300 dpi)"), ("ocr_confidence", 0.71),
              ("ocr_low_words", ((72.0, 72.0, 120.0, 86.0), (130.0, 72.0, 160.0, 86.0))))
     element = Element(id="scan-p1-0001", page=1, seq=0, category=Category.TEXT, bbox=(72, 72, 300, 100),
                       text="経費精算申請書", source="fast", attrs=attrs)
     doc = Document(doc_id="e" * 16, source="scan.png", sha256="e" * 64, engine="fast",
                    pages=(Page(number=1, width=595, height=842, elements=(element,),
-                               notice="scanned page, OCR'd with Tesseract via PyMuPDF 2.0 (jpn, 300 dpi): 2 words"),))
+                               notice="scanned page, OCR'd with Tesseract (the tesseract command; jpn, 300 dpi): 2 words"),))
     ws = open_workspace(sample_workspace)
     ws.save_machine_document(doc, size_bytes=0)
     ws.close()

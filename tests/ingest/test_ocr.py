@@ -1,6 +1,6 @@
 """Scanned pages (core.ingest.ocr, core.ingest.scan_marks) and images as input (core.ingest.images).
 
-The OCR tests run Tesseract for real on one small page (A6, 200 dpi) and skip, saying why, where
+The OCR tests run Tesseract for real on one small page (A6, scanned at 200 dpi, read at the default 300) and skip, saying why, where
 the Tesseract language data is absent; CI installs it (scripts/system_packages.sh)."""
 from __future__ import annotations
 
@@ -64,11 +64,6 @@ def tesseract():
     return folder
 
 
-@pytest.fixture
-def ocr_200dpi(monkeypatch):
-    monkeypatch.setenv("RLI_OCR_DPI", "200")  # the scans are 200 dpi; more only costs CI time
-
-
 def test_usable_characters_leave_out_whitespace_replacement_and_control_characters():
     assert usable_chars(" \u3000\ufffd\x07\ue000\n") == 0
     assert usable_chars("経費 a1") == 4
@@ -104,19 +99,19 @@ def test_ocr_that_hangs_falls_back_to_the_picture_with_a_notice(workspace, monke
     assert [e.category for e in page.elements] == [Category.PICTURE]
 
 
-def test_a_scanned_png_is_read_with_its_text_and_check_box_states(workspace, tesseract, ocr_200dpi, tmp_path, capsys):
+def test_a_scanned_png_is_read_with_its_text_and_check_box_states(workspace, tesseract, tmp_path, capsys):
     png = scanned_page_png(pymupdf.open(stream=small_form_pdf(), filetype="pdf")[0])
     path = tmp_path / "form.png"
     path.write_bytes(png)
     assert main(["ingest", str(path), "--engine", "fast", "--workspace", str(workspace.root)]) == 0
     err = capsys.readouterr().err
-    assert "form.png page 1: scanned page, OCR'd with Tesseract via PyMuPDF" in err
+    assert "form.png page 1: scanned page, OCR'd with Tesseract (the tesseract command; jpn, 300 dpi)" in err
     doc = workspace.load_machine_document(workspace.documents()[0].doc_id, "fast")
     page = doc.pages[0]
     text = flat(" ".join(e.text for e in page.elements))
     for expected in ("山田太郎", "交通費", "12,000円"):
         assert expected in text
-    assert all(e.attr("ocr", "").startswith("Tesseract via PyMuPDF") for e in page.elements if e.text)
+    assert all(e.attr("ocr", "").startswith("Tesseract (the tesseract command") for e in page.elements if e.text)
     name = next(e for e in page.elements if "山田" in e.text)
     assert 0.5 <= name.attr("ocr_confidence") <= 1.0  # Tesseract's own confidence for the words
     assert "mean confidence 0." in page.notice
@@ -125,13 +120,24 @@ def test_a_scanned_png_is_read_with_its_text_and_check_box_states(workspace, tes
     assert abs(marks[0].bbox[1] - 180) < 4 and abs(marks[1].bbox[1] - 210) < 4
 
 
-def test_the_layout_engine_reads_the_ocr_text_layer(workspace, tesseract, ocr_200dpi):
+def test_the_layout_engine_reads_the_ocr_text_layer(workspace, tesseract):
     result = ingest_bytes(workspace, scanned_pdf(small_form_pdf()), "scan.pdf", engine="layout")
     page = workspace.load_machine_document(result.record.doc_id, "layout").pages[0]
-    assert page.notice.startswith("scanned page, OCR'd with Tesseract via PyMuPDF")
+    assert page.notice.startswith("scanned page, OCR'd with Tesseract (the tesseract command")
     assert "山田太郎" in flat(" ".join(e.text for e in page.elements))
     stored = pymupdf.open(workspace.pdf_path(result.record.sha256))
     assert "山田太郎" in flat(stored[0].get_text())  # the text layer is in the stored PDF: box text works
+
+
+def test_without_the_tesseract_command_pymupdfs_own_ocr_reads_the_page(workspace, tesseract, monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")  # the OCR child finds no `tesseract` command
+    result = ingest_bytes(workspace, scanned_pdf(small_form_pdf()), "scan.pdf", engine="fast")
+    page = workspace.load_machine_document(result.record.doc_id, "fast").pages[0]
+    assert page.notice.startswith(f"scanned page, OCR'd with Tesseract (PyMuPDF {pymupdf.VersionBind}; jpn, 300 dpi)")
+    assert "mean confidence" not in page.notice  # MuPDF's OCR writer keeps no confidences
+    text = flat(" ".join(e.text for e in page.elements))
+    for expected in ("経費精算申請書", "氏名", "12,000円"):  # it reads 山田太郎 as 山田大朗 at this size
+        assert expected in text
 
 
 def test_a_corrupt_image_is_refused_with_a_message_and_nothing_is_stored(workspace):

@@ -1,0 +1,81 @@
+"""The OCR text layer's geometry (core.ingest.ocr.write_text_layer) and the marks found in a scan's
+pixels before OCR (core.ingest.scan_marks): no Tesseract needed, the words are given."""
+from __future__ import annotations
+
+import numpy as np
+import pymupdf
+
+from core.ingest.ocr import OcrWord, _without_rule_bars, write_text_layer
+from core.ingest.scan_marks import ScanMarks, find_marks
+
+
+def _layer(words: list[OcrWord]) -> pymupdf.Page:
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=200)
+    write_text_layer(page, words)
+    return page
+
+
+def test_each_ocr_word_stays_inside_its_box_and_reads_in_order():
+    # the built-in CJK font is written one em per glyph: set whole, the mail address ran to
+    # x ≈ 290, over the name after it, and the line read out of order; boxes 9 pt high are what
+    # Tesseract gives 10 pt text (its glyphs' ink)
+    words = [OcrWord((40, 50, 167, 59), "taro.yamada@example.co.jp", 0),
+             OcrWord((200, 50, 240, 59), "山田太郎", 0)]
+    page = _layer(words)
+    assert page.get_text("text").split() == ["taro.yamada@example.co.jp", "山田太郎"]
+    chars = [(ch["origin"][0], ch["c"]) for block in page.get_text("rawdict")["blocks"]
+             for line in block["lines"] for span in line["spans"] for ch in span["chars"]]
+    latin = [x for x, c in chars if c in "taro.yamada@example.co.jp"]
+    assert min(latin) >= 38 and max(latin) < 167 and min(x for x, c in chars if c == "山") >= 199
+    assert [c for _, c in sorted(chars) if not c.isspace()] == list("taro.yamada@example.co.jp山田太郎")
+
+
+def test_japanese_words_join_without_a_space_and_latin_words_with_one():
+    words = [OcrWord((40, 50, 80, 59), "申請期限", 0), OcrWord((86, 50, 102, 59), "は、", 0),
+             OcrWord((40, 80, 70, 89), "Vision", 1), OcrWord((74, 80, 98, 89), "2028", 1)]
+    lines = [line.strip() for line in _layer(words).get_text("text").splitlines() if line.strip()]
+    assert lines == ["申請期限は、", "Vision 2028"]
+
+
+def test_a_bar_read_from_a_cell_border_is_dropped_only_where_a_ruling_crosses_the_word():
+    marks = ScanMarks(vsegs=((100.0, 40.0, 70.0),))
+    assert _without_rule_bars("|2026|", (98, 50, 130, 62), marks) == "2026"
+    assert _without_rule_bars("a|b", (200, 50, 230, 62), marks) == "a|b"
+
+
+def test_a_row_of_leader_dots_is_found_and_punctuation_is_not():
+    zoom = 300 / 72
+    gray = np.full((int(200 * zoom), int(400 * zoom)), 255, np.uint8)
+
+    def dot(x: float, y: float) -> None:
+        gray[int(y * zoom): int((y + 1.2) * zoom), int(x * zoom): int((x + 1.2) * zoom)] = 0
+
+    for k in range(40):  # a leader from x 60 to 177, sloping 0.5° as a skewed scan's does
+        dot(60 + 3 * k, 100 + 0.026 * k)
+    for x in (60, 63, 66):  # "・・・" in running text
+        dot(x, 150)
+    marks, covered = find_marks(gray, zoom)
+    assert len(marks.leaders) == 1
+    (x0, y0, x1, y1), dots = marks.leaders[0]
+    assert dots == 40 and abs(x0 - 60) < 1 and abs(x1 - 178.2) < 1.5
+    assert covered[int(100.5 * zoom), int(61 * zoom)] and not covered[int(150.5 * zoom), int(61 * zoom)]
+
+
+def test_radio_rings_are_found_with_their_state_and_a_tall_square_is_no_box():
+    from PIL import Image, ImageDraw
+
+    zoom = 300 / 72
+    image = Image.new("L", (int(300 * zoom), int(100 * zoom)), 255)
+    draw = ImageDraw.Draw(image)
+
+    def pt(*v: float) -> list[float]:
+        return [x * zoom for x in v]
+
+    draw.ellipse(pt(40, 40, 50.2, 50.2), outline=0, width=int(0.8 * zoom))  # ◉ as the sample form draws it
+    draw.ellipse(pt(42.7, 42.7, 47.5, 47.5), fill=0)
+    draw.ellipse(pt(100, 40, 110.2, 50.2), outline=0, width=int(0.8 * zoom))  # ○
+    draw.rectangle(pt(160, 40, 167, 48.4), outline=0, width=int(0.8 * zoom))  # 口: 1.2 times taller than wide
+    marks, _ = find_marks(np.asarray(image), zoom)
+    found = sorted((round(box[0]), ticked) for box, ticked in marks.boxes)
+    assert found == [(40, True), (100, False)]
