@@ -63,6 +63,8 @@ class EvidenceUnit:
     text: str  # what must appear in the budget prefix: the quote, else the element's text
     anchored: bool = True  # False: the quote was not found in the document; a miss everywhere
     also: tuple[str, ...] = ()  # further elements holding parts of the quote: citing any of them covers it
+    copy_elements: tuple[tuple[str, str], ...] = ()  # (doc_id, record_id) where the same quote is printed again
+    copy_pages: tuple[tuple[str, int], ...] = ()  # (doc_id, page) of those copies
 
     @property
     def element_key(self) -> tuple[str, str] | None:
@@ -96,14 +98,20 @@ def question_from_item(item: GoldItem, doc: Document | None) -> Question:
             element = index[ev.record_id]
             also = tuple(a for a in ev.also if a in index)
             units.append(EvidenceUnit(item.doc_id, element.id, element.page, element.category.value,
-                                      ev.quote or element.text, also=also))
+                                      ev.quote or element.text, also=also, **copy_fields(ev)))
         elif ev.level == PAGE_ONLY or (ev.level == ANCHORED and ev.page):
             # an id the document no longer has still tells us the page
-            units.append(EvidenceUnit(item.doc_id, None, ev.page, "page", ev.quote))
+            units.append(EvidenceUnit(item.doc_id, None, ev.page, "page", ev.quote, **copy_fields(ev)))
         else:
             skipped += 1  # kept as a unit nothing covers: the question is not excused from the average
             units.append(EvidenceUnit(item.doc_id, None, None, UNANCHORED_CATEGORY, ev.quote, anchored=False))
     return Question(item.id, item.question, item.doc_id, tuple(units), item.tags, skipped)
+
+
+def copy_fields(ev) -> dict[str, tuple]:
+    """The places an anchored evidence's quote is printed again (gold.Copy), as scoring keys."""
+    elements = tuple((c.doc_id, rid) for c in ev.copies if c.record_id for rid in (c.record_id, *c.also))
+    return {"copy_elements": elements, "copy_pages": tuple((c.doc_id, c.page) for c in ev.copies)}
 
 
 # ---- metric primitives (hand-checkable) ----------------------------------------------------------
@@ -251,16 +259,21 @@ def score_question(question: Question, retrieved: Sequence[RetrievedChunk], scop
 
     # unanchored evidence (or none at all) is a unit nothing covers, at both levels: a miss
     missing = sum(not u.anchored for u in question.evidence) + (0 if question.evidence else 1)
-    alias = {(u.doc_id, rid): u.element_key for u in question.evidence if u.element_key
-             for rid in (u.record_id, *u.also)}
+    # a chunk citing any element of the evidence, or of a copy of its quote elsewhere, covers it
+    alias = {key: u.element_key for u in question.evidence if u.element_key
+             for key in ((u.doc_id, u.record_id), *((u.doc_id, a) for a in u.also), *u.copy_elements)}
+    places: dict[tuple[str, int], set] = {}
+    for u in question.evidence:
+        if u.page_key:
+            places.setdefault(u.page_key, {u.page_key}).update(u.copy_pages)
     covered_e = [frozenset(alias[k] for k in _element_keys(c) if k in alias) for c in chunks]
-    covered_p = [frozenset(k for k in page_units if _page_covers(c, k)) for c in chunks]
+    covered_p = [frozenset(k for k in page_units if any(_page_covers(c, p) for p in places[k])) for c in chunks]
     levels: dict[str, LevelScore] = {}
     if element_units or missing:
         n_rel = sum(1 for c in scope_chunks if _element_keys(c) & alias.keys())
         levels["element"] = _level_score(covered_e, len(element_units) + missing, n_rel, ks)
     if page_units or missing:
-        n_rel = sum(1 for c in scope_chunks if any(_page_covers(c, k) for k in page_units))
+        n_rel = sum(1 for c in scope_chunks if any(_page_covers(c, p) for k in page_units for p in places[k]))
         levels["page"] = _level_score(covered_p, len(page_units) + missing, n_rel, ks)
 
     outcomes = []

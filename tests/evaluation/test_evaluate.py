@@ -261,6 +261,19 @@ def test_evidence_anchored_to_a_region_is_covered_by_a_chunk_citing_any_of_its_e
     assert result.levels["element"].hit[1] == 1.0 and result.budget == {100: 1.0}
 
 
+def test_a_chunk_holding_a_copy_of_the_quote_in_another_document_covers_the_evidence():
+    copy = chunk("c", "要点: 交通費は実費を支給する。", ["s-copy"], doc="summary", pages=(4, 4))
+    own = chunk("o", "交通費は実費を支給する。", ["e1"], pages=(2, 2))
+    q = Question("q", "?", "d", (EvidenceUnit("d", "e1", 2, "text", "交通費は実費を支給する",
+                                              copy_elements=(("summary", "s-copy"),), copy_pages=(("summary", 4),)),))
+    result = score_question(q, ranked(copy, own), [copy, own], (1,), (100,))
+    assert result.levels["element"].hit[1] == 1.0 and result.levels["page"].hit[1] == 1.0
+    assert result.levels["element"].ndcg[1] == 1.0  # both chunks are relevant; the ideal counts both
+    plain = Question("q", "?", "d", (EvidenceUnit("d", "e1", 2, "text", "交通費は実費を支給する"),))
+    without = score_question(plain, ranked(copy, own), [copy, own], (1,), (100,))
+    assert without.levels["element"].hit[1] == 0.0 and without.levels["page"].hit[1] == 0.0
+
+
 # ---- retrieval modes -------------------------------------------------------------------------------
 def test_routing_uses_the_document_a_question_names_not_the_gold_doc_id():
     from core.evaluation.modes import DocumentRouter
