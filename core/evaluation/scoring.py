@@ -29,8 +29,10 @@ hit@k alone rewards oversized chunks (a whole page always "hits"); the budget fi
 """
 from __future__ import annotations
 
+import csv
+import io
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from core.errors import BadInput
@@ -344,6 +346,22 @@ class EvalConfig:
         return max(max(self.ks), self.options.depth)
 
 
+# Retrieval modes run side by side (each a row of its own, labelled by mode_label):
+# plain = the config's retriever over one corpus index; routed = one index per document;
+# pages = page expansion of a small first hit (PageExpansion's default threshold unless the config sets one).
+MODES = ("plain", "routed", "pages")
+
+
+def mode_config(config: EvalConfig, mode: str) -> EvalConfig:
+    if mode not in MODES:
+        raise BadInput(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if mode == "routed":
+        return replace(config, scope="routed", expansion=None)
+    if mode == "pages":
+        return replace(config, scope="corpus", expansion=config.expansion or PageExpansion())
+    return replace(config, scope="corpus", expansion=None)
+
+
 def evaluate_chunks(questions: Sequence[Question], chunks: Sequence[Chunk], policy: str, retriever: str,
                     config: EvalConfig = EvalConfig(), progress: Progress | None = None) -> list[QuestionResult]:
     """Score one (policy, retriever) pair: `chunks` is the whole corpus that policy produced."""
@@ -436,6 +454,7 @@ class EvaluationReport:
     config: EvalConfig
     chunk_counts: Mapping[str, int]  # policy -> chunks in the corpus
     skipped_evidence: int  # unanchored evidence, scored as misses
+    modes: tuple[str, ...] = ()  # modes run side by side (empty: the config's own scope and expansion)
 
     def rows(self) -> list[dict[str, Any]]:
         return summary_rows(self.results, self.config.ks, self.config.budgets)
@@ -453,15 +472,36 @@ class EvaluationReport:
         return sorted({r.question.id for r in self.results if not r.question.anchored})
 
     def to_json(self) -> dict[str, Any]:
-        return {"questions": self.counts(), "unanchored": self.unanchored_ids(), "results": self.rows(),
-                "by_category": self.category_rows(), "per_question": self.per_question()}
+        return {"questions": self.counts(), "unanchored": self.unanchored_ids(), "modes": list(self.modes),
+                "results": self.rows(), "by_category": self.category_rows(), "per_question": self.per_question()}
+
+    def runs(self) -> str:
+        """What was run, in words: the modes side by side, or the one scope."""
+        if self.modes:
+            return "modes " + ", ".join(self.modes)
+        return f"scope {self.config.scope}" + (" with page expansion" if self.config.expansion else "")
+
+    def to_csv(self) -> str:
+        """The summary rows as CSV; every row carries the question counts (total, anchored, scored),
+        and a first comment line says them once for the whole run."""
+        rows = self.rows()
+        counts = self.counts()
+        out = io.StringIO()
+        out.write(f"# questions: {counts['total']} total, {counts['anchored']} anchored, {counts['scored']} scored; "
+                  f"{self.runs()}\n")
+        if rows:
+            writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+        return out.getvalue()
 
 
 def evaluate_workspace(ws, items: Sequence[GoldItem], policies: Sequence[Any], retrievers: Sequence[str],
                        config: EvalConfig = EvalConfig(), corpus_doc_ids: Sequence[str] | None = None,
-                       progress: Progress | None = None) -> EvaluationReport:
-    """Every policy × retriever on the same gold set; the corpus is the gold set's documents
-    unless `corpus_doc_ids` names more (their chunks then also compete for the budget)."""
+                       progress: Progress | None = None, modes: Sequence[str] = ()) -> EvaluationReport:
+    """Every policy × retriever (× mode, when `modes` names some: each policy is chunked once) on
+    the same gold set; the corpus is the gold set's documents unless `corpus_doc_ids` names more
+    (their chunks then also compete for the budget)."""
     from core.chunks.pipeline import chunks_for
     from core.review.corrections import corrected_document
     from core.chunks.policy import load_policy
@@ -477,7 +517,8 @@ def evaluate_workspace(ws, items: Sequence[GoldItem], policies: Sequence[Any], r
     docs = {d: corrected_document(ws, d) for d in doc_ids}
     questions = [question_from_item(i, docs.get(i.doc_id)) for i in items]
     loaded = [p if p == PYMUPDF4LLM else load_policy(p) for p in policies]
-    steps = max(len(loaded) * (len(doc_ids) + len(retrievers)), 1)
+    configs = [mode_config(config, m) for m in dict.fromkeys(modes)] or [config]
+    steps = max(len(loaded) * (len(doc_ids) + len(retrievers) * len(configs)), 1)
     done = 0
     results: list[QuestionResult] = []
     counts: dict[str, int] = {}
@@ -491,13 +532,14 @@ def evaluate_workspace(ws, items: Sequence[GoldItem], policies: Sequence[Any], r
             done += 1
         counts[label] = len(chunks)
         for retriever in retrievers:
-            if progress:
-                progress(done / steps, f"{label}: indexing {len(chunks)} chunks with {retriever}")
-            results.extend(evaluate_chunks(questions, chunks, label, retriever, config))
-            done += 1
+            for run_config in configs:
+                if progress:
+                    progress(done / steps, f"{label}: {mode_label(retriever, run_config)} over {len(chunks)} chunks")
+                results.extend(evaluate_chunks(questions, chunks, label, retriever, run_config))
+                done += 1
     if progress:
         progress(1.0, "done")
-    return EvaluationReport(tuple(results), config, counts, sum(q.skipped for q in questions))
+    return EvaluationReport(tuple(results), config, counts, sum(q.skipped for q in questions), tuple(modes))
 
 
 def _policy_label(name: Any, policy: Any) -> str:
@@ -539,7 +581,7 @@ def render_tables(report: EvaluationReport) -> str:
     chunks = ", ".join(f"{p}: {n} chunks" for p, n in report.chunk_counts.items())
     counts = report.counts()
     return "\n\n".join([
-        f"scope: {report.config.scope}; corpus: {chunks}",
+        f"{report.runs()}; corpus: {chunks}",
         f"questions: {counts['total']} total, {counts['anchored']} anchored, {counts['scored']} scored "
         "(unanchored questions count as misses)",
         format_table(report.rows(), columns),

@@ -229,6 +229,18 @@ def test_routed_scope_searches_one_document_per_question(fast_samples_root, caps
         assert len({r["doc_id"] for r in question["retrieved"]}) <= 1
 
 
+def test_modes_run_side_by_side_from_one_command(fast_samples_root, capsys):
+    out = run_json(capsys, "evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
+                   "--policy", "default", "--modes", "plain,routed,pages", "--expand-pages", "300", "--json")
+    assert out["modes"] == ["plain", "routed", "pages"]
+    assert [r["retriever"] for r in out["results"] if r["level"] == "element"] == ["bm25", "bm25·routed", "bm25·pages"]
+    plain = run_json(capsys, "evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
+                     "--policy", "default", "--json")
+    assert plain["results"][0] == out["results"][0]  # the plain row is the run without modes
+    assert cli_main(["evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD), "--modes", "fast"]) == 2
+    assert "mode must be one of plain, routed, pages" in capsys.readouterr().err
+
+
 def test_evaluate_rejects_bad_k_with_a_message(fast_samples_root, capsys):
     assert cli_main(["evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD), "--k", "1,x"]) == 2
     assert "--k must be comma-separated whole numbers" in capsys.readouterr().err
