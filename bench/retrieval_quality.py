@@ -99,7 +99,9 @@ def run(args) -> dict[str, list[dict]]:
     doc_objects = {d: corrected_document(ws, d) for d in docs}
     questions = [question_from_item(i, doc_objects[i.doc_id]) for i in anchored]
     methods = Counter(e.method or "unanchored" for i in anchored for e in i.evidence)
-    print(f"gold: {len(items)} questions; anchoring methods {dict(methods)}; unanchored {len(failures)}")
+    copies = sum(bool(e.copies) for i in anchored for e in i.evidence)
+    print(f"gold: {len(items)} questions; anchoring methods {dict(methods)}; unanchored {len(failures)}; "
+          f"{copies} evidence quote(s) printed in more places too (copies, anchored: a retrieved copy counts)")
     for item_id, note in failures:
         print(f"  unanchored {item_id}: {note}")
     tables: dict[str, list[dict]] = {h: [] for h in args.halves}
