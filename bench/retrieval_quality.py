@@ -5,7 +5,7 @@ for the tuning half, the hold-out half and the whole shipped set.
 
     nice python3 bench/retrieval_quality.py [--workspace DIR] [--halves tune,holdout,all]
                                             [--policy default --policy naive --policy FILE.toml ...]
-                                            [--modes bm25,routed,pages,fusion,...]
+                                            [--modes bm25,routed,pages,window,fusion,...]
 
 Tuning: run with `--halves tune` only; the hold-out half is printed when tuning is over. The
 layout-engine ingest (~1 CPU-s a page) and pymupdf4llm's parse are cached in the workspace folder,
@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from core.evaluation.baselines import PYMUPDF4LLM, pymupdf4llm_chunks  # noqa: E402
 from core.evaluation.gold import anchor_items, parse_gold_jsonl  # noqa: E402
 from core.evaluation.modes import PageExpansion  # noqa: E402
+from core.evaluation.windows import PassageWindow, element_texts_of  # noqa: E402
 from core.evaluation.scoring import EvalConfig, evaluate_chunks, question_from_item, summary_rows, format_table  # noqa: E402
 from core.model import Chunk  # noqa: E402
 
@@ -35,12 +36,14 @@ GOLD = ROOT / "sample_docs" / "gold_ja_realdata.jsonl"
 REALDATA = Path(os.environ.get("RLI_REALDATA") or ROOT.parent / "shared" / "realdata") / "pdfs" / "ja"
 BUDGETS = (500, 1000, 2000)
 KINDS = ("body", "table", "figure", "footnote", "list")
-MODES = {  # name -> (retriever, scope, page expansion)
-    "bm25": ("bm25", "corpus", None),
-    "routed": ("bm25", "routed", None),
-    "pages": ("bm25", "corpus", PageExpansion(small_below=400)),
-    "fusion": ("fusion", "corpus", None),
-    "routed+fusion": ("fusion", "routed", None),
+MODES = {  # name -> (retriever, scope, page expansion, passage window)
+    "bm25": ("bm25", "corpus", None, None),
+    "routed": ("bm25", "routed", None, None),
+    "pages": ("bm25", "corpus", PageExpansion(small_below=400), None),
+    "window": ("bm25", "corpus", None, PassageWindow()),
+    "fusion": ("fusion", "corpus", None, None),
+    "routed+fusion": ("fusion", "routed", None, None),
+    "window+fusion": ("fusion", "corpus", None, PassageWindow()),
 }
 TARGETS = {"budget_recall@1000": 0.90, "budget_recall@500": 0.75, "footnote@1000": 0.85, "page_hit@1": 0.90}
 
@@ -98,6 +101,7 @@ def run(args) -> dict[str, list[dict]]:
     docs = {i.doc_id: pdfs[i.source] for i in anchored}
     doc_objects = {d: corrected_document(ws, d) for d in docs}
     questions = [question_from_item(i, doc_objects[i.doc_id]) for i in anchored]
+    texts = element_texts_of(doc_objects.values())
     methods = Counter(e.method or "unanchored" for i in anchored for e in i.evidence)
     copies = sum(bool(e.copies) for i in anchored for e in i.evidence)
     print(f"gold: {len(items)} questions; anchoring methods {dict(methods)}; unanchored {len(failures)}; "
@@ -110,9 +114,9 @@ def run(args) -> dict[str, list[dict]]:
         small = sum(len(c.text) < 100 for c in chunks)
         print(f"policy {Path(policy).stem}: {len(chunks)} chunks ({small} under 100 characters)", flush=True)
         for mode in args.modes:
-            retriever, scope, expansion = MODES[mode]
-            config = EvalConfig(ks=(1, 5, 10), budgets=BUDGETS, scope=scope, expansion=expansion)
-            results = evaluate_chunks(questions, chunks, Path(policy).stem, retriever, config)
+            retriever, scope, expansion, window = MODES[mode]
+            config = EvalConfig(ks=(1, 5, 10), budgets=BUDGETS, scope=scope, expansion=expansion, window=window)
+            results = evaluate_chunks(questions, chunks, Path(policy).stem, retriever, config, element_texts=texts)
             for half in args.halves:
                 chosen = [r for r in results if half == "all" or half_of(r.question.tags) == half]
                 tables[half].append(figures(chosen, f"{Path(policy).stem} · {mode}"))

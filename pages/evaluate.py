@@ -88,7 +88,8 @@ def chosen_policies() -> list:
 
 MODE_LABELS = {"plain": "plain: one index over all documents",
                "routed": "routed: one index per document, the question routed by the document it names (or its best)",
-               "pages": "page expansion: a small first hit hands up its whole page"}
+               "pages": "page expansion: a small first hit hands up its whole page",
+               "window": "passage window: each hit hands up its best passage first, then the rest of it"}
 
 
 def settings() -> tuple[list, list[str], EvalConfig, list[str]] | None:

@@ -40,6 +40,8 @@ from core.evaluation.baselines import PYMUPDF4LLM, pymupdf4llm_chunks
 from core.evaluation.gold import ANCHORED, PAGE_ONLY, GoldItem, match_text
 from core.evaluation.modes import DocumentRouter, PageExpansion, expand_pages
 from core.evaluation.retrieval import RETRIEVERS, SCOPES, ChunkSearch, RetrievedChunk, RetrieverOptions
+from core.evaluation.tokenize import make_tokenizer
+from core.evaluation.windows import PassageScorer, PassageWindow, element_texts_of, window_ranking
 from core.model import Chunk, Document
 
 DEFAULT_KS = (1, 3, 5, 10)
@@ -332,6 +334,7 @@ class EvalConfig:
     scope: str = "corpus"  # corpus: one index over all chunks; routed: one per document, the question routed (modes.py)
     options: RetrieverOptions = field(default_factory=RetrieverOptions)
     expansion: PageExpansion | None = None  # hand a small first hit's whole page up (modes.py)
+    window: PassageWindow | None = None  # hand up each hit's best passage window, not its head (windows.py)
 
     def __post_init__(self) -> None:
         if not self.ks or any(k < 1 for k in self.ks):
@@ -348,24 +351,33 @@ class EvalConfig:
 
 # Retrieval modes run side by side (each a row of its own, labelled by mode_label):
 # plain = the config's retriever over one corpus index; routed = one index per document;
-# pages = page expansion of a small first hit (PageExpansion's default threshold unless the config sets one).
-MODES = ("plain", "routed", "pages")
+# pages = page expansion of a small first hit (PageExpansion's default threshold unless the config sets one);
+# window = each hit cut to its best passage window (PassageWindow's default length unless the config sets one).
+MODES = ("plain", "routed", "pages", "window")
 
 
 def mode_config(config: EvalConfig, mode: str) -> EvalConfig:
     if mode not in MODES:
         raise BadInput(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     if mode == "routed":
-        return replace(config, scope="routed", expansion=None)
+        return replace(config, scope="routed", expansion=None, window=None)
     if mode == "pages":
-        return replace(config, scope="corpus", expansion=config.expansion or PageExpansion())
-    return replace(config, scope="corpus", expansion=None)
+        return replace(config, scope="corpus", expansion=config.expansion or PageExpansion(), window=None)
+    if mode == "window":
+        return replace(config, scope="corpus", expansion=None, window=config.window or PassageWindow())
+    return replace(config, scope="corpus", expansion=None, window=None)
 
 
 def evaluate_chunks(questions: Sequence[Question], chunks: Sequence[Chunk], policy: str, retriever: str,
-                    config: EvalConfig = EvalConfig(), progress: Progress | None = None) -> list[QuestionResult]:
-    """Score one (policy, retriever) pair: `chunks` is the whole corpus that policy produced."""
+                    config: EvalConfig = EvalConfig(), progress: Progress | None = None,
+                    element_texts: Mapping[tuple[str, str], str] | None = None) -> list[QuestionResult]:
+    """Score one (policy, retriever) pair: `chunks` is the whole corpus that policy produced;
+    window mode needs `element_texts` ((doc_id, record_id) -> text, windows.element_texts_of) to
+    know which elements a window keeps."""
+    if config.window and element_texts is None:
+        raise ValueError("window mode needs the element texts to cite what a window keeps")
     search = ChunkSearch(chunks, retriever, config.scope, config.options, progress)
+    scorer = PassageScorer([c.text for c in chunks], make_tokenizer(config.options.tokenizer)) if config.window else None
     router = DocumentRouter(chunks, retriever, config.options) if config.scope == "routed" else None
     by_doc: dict[str, list[Chunk]] = {}
     for c in chunks:
@@ -378,6 +390,8 @@ def evaluate_chunks(questions: Sequence[Question], chunks: Sequence[Chunk], poli
             search.search(q.question, config.depth)
         if config.expansion:
             retrieved = expand_pages(retrieved, by_doc, config.expansion)
+        if scorer:
+            retrieved = window_ranking(retrieved, q.question, scorer, element_texts or {}, config.window)
         scope = chunks if router is None else by_doc.get(target or "", [])
         results.append(score_question(q, retrieved, scope, config.ks, config.budgets, policy, label))
     return results
@@ -385,7 +399,8 @@ def evaluate_chunks(questions: Sequence[Question], chunks: Sequence[Chunk], poli
 
 def mode_label(retriever: str, config: EvalConfig) -> str:
     """The retriever column names the mode too, so modes are rows of their own."""
-    return retriever + ("·routed" if config.scope == "routed" else "") + ("·pages" if config.expansion else "")
+    return (retriever + ("·routed" if config.scope == "routed" else "") + ("·pages" if config.expansion else "")
+            + ("·window" if config.window else ""))
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -516,6 +531,7 @@ def evaluate_workspace(ws, items: Sequence[GoldItem], policies: Sequence[Any], r
         ws.document(doc_id)  # UnknownDocument with the ingest hint
     docs = {d: corrected_document(ws, d) for d in doc_ids}
     questions = [question_from_item(i, docs.get(i.doc_id)) for i in items]
+    texts = element_texts_of(docs.values())
     loaded = [p if p == PYMUPDF4LLM else load_policy(p) for p in policies]
     configs = [mode_config(config, m) for m in dict.fromkeys(modes)] or [config]
     steps = max(len(loaded) * (len(doc_ids) + len(retrievers) * len(configs)), 1)
@@ -535,7 +551,8 @@ def evaluate_workspace(ws, items: Sequence[GoldItem], policies: Sequence[Any], r
             for run_config in configs:
                 if progress:
                     progress(done / steps, f"{label}: {mode_label(retriever, run_config)} over {len(chunks)} chunks")
-                results.extend(evaluate_chunks(questions, chunks, label, retriever, run_config))
+                results.extend(evaluate_chunks(questions, chunks, label, retriever, run_config,
+                                               element_texts=texts))
                 done += 1
     if progress:
         progress(1.0, "done")
