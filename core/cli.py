@@ -101,6 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="page expansion: a first hit shorter than CHARS hands up its whole page")
     p.add_argument("--neighbours", type=int, default=0, help="with --expand-pages: pages either side as well")
     p.add_argument("--fusion-weights", default="bm25=0.5,tfidf=0.5", help="fusion retriever: NAME=WEIGHT,...")
+    p.add_argument("--modes", default="", help="run side by side, comma-separated: plain,routed,pages,window "
+                   "(pages uses --expand-pages CHARS, else 400); overrides --scope")
     p.add_argument("--json", action="store_true")
 
     corpus_check.add_parser(sub, common)

@@ -224,18 +224,17 @@ def cli_evaluate(args: argparse.Namespace, ws: Workspace) -> int:
     anchored, anchoring = anchor_items(ws, parse_gold_jsonl(read_utf8(path, "one gold/v1 JSON object per line"),
                                                             origin=str(path)))
     _print_anchor_warnings(anchoring)
-    report = evaluate_workspace(ws, anchored, policies, retrievers, config)
+    modes = [m.strip() for m in getattr(args, "modes", "").split(",") if m.strip()]
+    report = evaluate_workspace(ws, anchored, policies, retrievers, config, modes=modes)
     if report.skipped_evidence:
         print(f"warning: {report.skipped_evidence} evidence item(s) could not be anchored; their questions "
               "count as misses", file=sys.stderr)
     if args.json:
-        from core.forms.masking import workspace_masker
+        from core.evaluation.report_export import report_json
 
-        out = report.to_json()
-        out["unanchored"] = [{"id": r.item_id, "reasons": [res.note for _, res in r.problems]}
-                             for r in anchoring.items if not r.ok]
-        masker = workspace_masker(ws, [i.doc_id for i in anchored])  # per-question rows repeat the quotes
-        print(json.dumps(masker.json(out), ensure_ascii=False))
+        reasons = [{"id": r.item_id, "reasons": [res.note for _, res in r.problems]}
+                   for r in anchoring.items if not r.ok]
+        print(json.dumps(report_json(ws, report, reasons), ensure_ascii=False))
         return 0
     print(render_tables(report))
     return 0

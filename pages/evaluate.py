@@ -18,6 +18,7 @@ from core.errors import InspectorError
 from core.evaluation.gold import GoldItem, all_tags, anchor_items, load_items, parse_gold_jsonl
 from core.evaluation.baselines import PYMUPDF4LLM
 from core.evaluation.modes import PageExpansion
+from core.evaluation.report_export import report_csv, report_json_text
 from core.evaluation.retrieval import RETRIEVERS, RetrieverOptions
 from core.evaluation.scoring import EvalConfig, EvaluationReport, QuestionResult, evaluate_workspace
 from core.evaluation.tokenize import TokenizerSpec
@@ -35,6 +36,7 @@ MISS_COLOUR = "#1f77b4"
 K_CHOICES = (1, 3, 5, 10, 20)
 BUDGET_CHOICES = (250, 500, 1000, 2000, 4000, 8000)
 ALL = "(all)"
+HEADLINE_COLUMNS = 4
 OPEN_KEY = "rli:eval:open"
 
 
@@ -84,7 +86,13 @@ def chosen_policies() -> list:
     return policies
 
 
-def settings() -> tuple[list, list[str], EvalConfig] | None:
+MODE_LABELS = {"plain": "plain: one index over all documents",
+               "routed": "routed: one index per document, the question routed by the document it names (or its best)",
+               "pages": "page expansion: a small first hit hands up its whole page",
+               "window": "passage window: each hit hands up its best passage first, then the rest of it"}
+
+
+def settings() -> tuple[list, list[str], EvalConfig, list[str]] | None:
     left, right = st.columns(2)
     with left:
         policies = chosen_policies()
@@ -94,36 +102,53 @@ def settings() -> tuple[list, list[str], EvalConfig] | None:
         if "dense" in retrievers:
             dense_path = st.text_input("Dense model folder (sentence-transformers, on this machine)",
                                        key="rli:eval:dense", help="Never downloaded: give a folder you already have.")
+        weights = fusion_weights(retrievers)
         ks = st.multiselect("k", K_CHOICES, default=[1, 3, 5, 10], key="rli:eval:k")
         budgets = st.multiselect("Context budgets (characters)", BUDGET_CHOICES, default=[500, 1000, 2000, 4000],
                                  key="rli:eval:budgets")
         tokenizer = st.selectbox("BM25 tokenizer", ["sudachi-B", "sudachi-A", "sudachi-C", "bigram"],
                                  key="rli:eval:tokenizer",
                                  help="Sudachi split mode A is finest, C keeps compounds whole; bigram needs no dictionary.")
-        scope = st.radio("Scope", ["corpus", "routed"], horizontal=True, key="rli:eval:scope",
-                         format_func={"corpus": "one index over all documents",
-                                      "routed": "one per document, routed by the document the question names "
-                                                "(or its best)"}.__getitem__)
+        modes = st.multiselect("Retrieval modes (side by side: each is a row of its own)", list(MODE_LABELS),
+                               default=["plain"], key="rli:eval:modes", format_func=MODE_LABELS.__getitem__)
         expand = st.number_input("Page expansion: a first hit shorter than this many characters hands up its "
-                                 "whole page (0 = off)", min_value=0, max_value=5000, value=0, step=100,
-                                 key="rli:eval:expand")
-    if not policies or not retrievers or not ks or not budgets:
-        st.caption("Pick at least one policy, retriever, k and budget.")
+                                 "whole page", min_value=1, max_value=5000, value=400, step=100,
+                                 key="rli:eval:expand", disabled="pages" not in modes)
+    if not policies or not retrievers or not ks or not budgets or not modes or weights is None:
+        st.caption("Pick at least one policy, retriever, k, budget and mode (and a fusion weight above 0).")
         return None
     kind, _, mode = tokenizer.partition("-")
-    options = RetrieverOptions(tokenizer=TokenizerSpec(kind=kind, mode=mode or "B"), dense_model_path=dense_path or None)
-    config = EvalConfig(ks=tuple(sorted(ks)), budgets=tuple(sorted(budgets)), scope=scope, options=options,
-                        expansion=PageExpansion(small_below=int(expand)) if expand else None)
-    return policies, retrievers, config
+    options = RetrieverOptions(tokenizer=TokenizerSpec(kind=kind, mode=mode or "B"), dense_model_path=dense_path or None,
+                               fusion_weights=weights)
+    config = EvalConfig(ks=tuple(sorted(ks)), budgets=tuple(sorted(budgets)), options=options,
+                        expansion=PageExpansion(small_below=int(expand)))
+    return policies, retrievers, config, modes
 
 
-def run(ws, items: list[GoldItem], policies: list, retrievers: list[str], config: EvalConfig,
+def fusion_weights(retrievers: list[str]) -> tuple[tuple[str, float], ...] | None:
+    """The fusion retriever's weights per component (bm25, tfidf, and dense when chosen); None when
+    all are 0, which would fuse nothing."""
+    default = RetrieverOptions().fusion_weights
+    if "fusion" not in retrievers:
+        return default
+    names = ["bm25", "tfidf", *(["dense"] if "dense" in retrievers else [])]
+    columns = st.columns(len(names))
+    start = dict(default)
+    weights = tuple((name, float(column.number_input(f"Fusion weight: {name}", min_value=0.0, max_value=10.0,
+                                                     value=start.get(name, 0.5), step=0.1,
+                                                     key=f"rli:eval:weight:{name}")))
+                    for name, column in zip(names, columns))
+    return weights if any(w > 0 for _, w in weights) else None
+
+
+def run(ws, items: list[GoldItem], policies: list, retrievers: list[str], config: EvalConfig, modes: list[str],
         whole_workspace: bool) -> None:
     bar = st.progress(0.0, text="starting")
     corpus = [r.doc_id for r in ws.documents()] if whole_workspace else None
     try:
         report = evaluate_workspace(ws, items, policies, retrievers, config, corpus_doc_ids=corpus,
-                                    progress=lambda f, message: bar.progress(min(max(f, 0.0), 1.0), text=message))
+                                    progress=lambda f, message: bar.progress(min(max(f, 0.0), 1.0), text=message),
+                                    modes=modes)
     except InspectorError as err:
         bar.empty()
         st.error(str(err))
@@ -141,16 +166,18 @@ def headline(report: EvaluationReport) -> None:
                "ranked chunks. hit@k alone rewards oversized chunks; this does not.")
     rows = [r for r in report.rows() if r["level"] == "element"]
     base = rows[0][f"budget_recall@{n}"] if rows else None
-    for column, row in zip(st.columns(min(len(rows), 4) or 1), rows):
-        value = row[f"budget_recall@{n}"]
-        delta = None if value is None or base is None or row is rows[0] else f"{(value - base) * 100:+.1f} pt"
-        column.metric(f"{row['policy']} · {row['retriever']}", "—" if value is None else f"{value:.1%}", delta,
-                      delta_color=headline_colour(value))
+    for start in range(0, len(rows), HEADLINE_COLUMNS):  # every run gets its figure, four to a line
+        line = rows[start:start + HEADLINE_COLUMNS]
+        for column, row in zip(st.columns(HEADLINE_COLUMNS if len(rows) > HEADLINE_COLUMNS else len(line)), line):
+            value = row[f"budget_recall@{n}"]
+            delta = None if value is None or base is None or row is rows[0] else f"{(value - base) * 100:+.1f} pt"
+            column.metric(f"{row['policy']} · {row['retriever']}", "—" if value is None else f"{value:.1%}", delta,
+                          delta_color=headline_colour(value))
     counts = report.counts()
     chunks = ", ".join(f"{p}: {c} chunks" for p, c in report.chunk_counts.items())
     st.markdown(f"**Questions: {counts['total']} total · {counts['anchored']} anchored · "
                 f"{counts['scored']} scored**")
-    st.caption(f"scope {report.config.scope} · {chunks} · a question whose evidence could not be anchored "
+    st.caption(f"{report.runs()} · {chunks} · a question whose evidence could not be anchored "
                "counts as a miss in every figure")
     if report.unanchored_ids():
         st.warning(f"{len(report.unanchored_ids())} question(s) could not be anchored and count as misses: "
@@ -164,6 +191,14 @@ def headline_colour(value: float | None) -> str:
 
 def metric_table(report: EvaluationReport) -> None:
     st.dataframe(pd.DataFrame(report.rows()), hide_index=True, width="stretch")
+    ws = state.workspace()
+    json_col, csv_col = st.columns(2)
+    json_col.download_button("Download the results (JSON: counts, rows, categories, per question)",
+                             data=report_json_text(ws, report).encode("utf-8"), file_name="evaluation.json",
+                             mime="application/json", key="rli:eval:download_json")
+    csv_col.download_button("Download the metric table (CSV, with the question counts)",
+                            data=report_csv(ws, report).encode("utf-8"), file_name="evaluation.csv",
+                            mime="text/csv", key="rli:eval:download_csv")
 
 
 def curves(report: EvaluationReport) -> None:

@@ -5,6 +5,13 @@ against that text (after NFKC, whitespace removed), so a quote is always the pag
 Evidence names page and quote only: ids depend on the engine, so `evaluate` anchors each quote
 against the corrected Document of whatever engine ingested the file.
 
+Copies (one rule, applied by code to every item, never chosen per question): when the exact quote
+(compared as above) is also printed on other pages of these PDFs, every such page is recorded as a
+copy of the evidence (`copies: [{doc_id, source, page}]`); a retrieved chunk from a copy hands up the
+same words, so it counts as finding the evidence. The two AI guideline PDFs repeat each other (the
+概要 deck quotes the 本編 word for word). Quotes shorter than MIN_COPY_CHARS get no copies: a few
+characters are printed in many places by chance (the same floor as scoring.MIN_PART_CHARS).
+
 Split (fixed before anything was measured): the number at the end of an id decides the half:
 odd = "tune" (policy defaults may be chosen on it), even = "holdout" (only ever reported).
 Numbers run per kind, so each kind is split about evenly.
@@ -25,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REALDATA = Path(os.environ.get("RLI_REALDATA") or ROOT.parent / "shared" / "realdata") / "pdfs" / "ja"
 OUT = ROOT / "sample_docs" / "gold_ja_realdata.jsonl"
 KINDS = ("body", "table", "figure", "footnote", "list")
+MIN_COPY_CHARS = 8
 
 FILES = {
     "WP": "yomitoku_demo_sample_R6_joho_tsushin_hakusho_excerpt.pdf",
@@ -253,8 +261,23 @@ def page_texts() -> dict[str, list[str]]:
     return out
 
 
+def doc_ids() -> dict[str, str]:
+    return {key: hashlib.sha256((REALDATA / name).read_bytes()).hexdigest()[:16] for key, name in FILES.items()}
+
+
+def copies_of(quote: str, key: str, page: int, texts: dict[str, list[str]], ids: dict[str, str]) -> list[dict]:
+    """Every other page of the five PDFs where the exact quote is printed."""
+    needle = match_text(quote)
+    if len(needle) < MIN_COPY_CHARS:
+        return []
+    return [{"doc_id": ids[k], "source": FILES[k], "page": n}
+            for k, pages in texts.items() for n, text in enumerate(pages, start=1)
+            if needle in text and (k, n) != (key, page)]
+
+
 def build_items() -> list[dict]:
     texts = page_texts()
+    ids = doc_ids()
     counters = {k: 0 for k in KINDS}
     items, problems = [], []
     for kind, key, page, question, quote, answer in QUESTIONS:
@@ -263,11 +286,13 @@ def build_items() -> list[dict]:
         item_id = f"rj-{kind}-{number:02d}"
         if match_text(quote) not in texts[key][page - 1]:
             problems.append(f"{item_id}: quote not on {FILES[key]} p{page}: {quote[:40]!r}")
-        pdf = (REALDATA / FILES[key]).read_bytes()
+        evidence = {"record_id": None, "page": page, "bbox": None, "quote": quote}
+        copies = copies_of(quote, key, page, texts, ids)
+        if copies:
+            evidence["copies"] = copies
         items.append({
             "schema": "gold/v1", "id": item_id, "question": question, "answer": answer,
-            "doc_id": hashlib.sha256(pdf).hexdigest()[:16], "source": FILES[key],
-            "evidence": [{"record_id": None, "page": page, "bbox": None, "quote": quote}],
+            "doc_id": ids[key], "source": FILES[key], "evidence": [evidence],
             "tags": [kind, "tune" if number % 2 else "holdout"],
             "created_by": "issue-11 (hand-written from page text)", "created_at": "2026-12-01T23:30:00Z",
         })
@@ -283,7 +308,8 @@ def main() -> int:
     items = build_items()
     counts = {k: sum(i["tags"][0] == k for i in items) for k in KINDS}
     halves = {h: sum(i["tags"][1] == h for i in items) for h in ("tune", "holdout")}
-    print(f"{len(items)} questions; per kind {counts}; halves {halves}", file=sys.stderr)
+    copied = sum("copies" in i["evidence"][0] for i in items)
+    print(f"{len(items)} questions; per kind {counts}; halves {halves}; {copied} with copies", file=sys.stderr)
     if not args.check:
         OUT.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")
         print(f"wrote {OUT}", file=sys.stderr)

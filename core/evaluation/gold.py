@@ -36,6 +36,35 @@ UNANCHORED = "unanchored"  # nothing matched: kept as given, reported, not score
 
 
 @dataclass(frozen=True)
+class Copy:
+    """Another place where the evidence's exact quote is printed (a summary deck repeats a sentence of
+    the full guideline word for word): a chunk from there hands up the same words, so it counts as
+    finding the evidence. Anchored like the evidence itself, on its own document and page."""
+    doc_id: str
+    page: int
+    source: str | None = None  # the copy's file name, for a workspace whose doc_ids differ
+    record_id: str | None = None  # set by anchoring; None = the page is known, the element is not
+    also: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"doc_id": self.doc_id, "page": self.page}
+        if self.source:
+            out["source"] = self.source
+        if self.record_id:
+            out["record_id"] = self.record_id
+        if self.also:
+            out["also"] = list(self.also)
+        return out
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Copy":
+        if not isinstance(d, Mapping) or not d.get("doc_id") or not d.get("page"):
+            raise ValueError(f"an evidence copy needs doc_id and page, got {d!r}")
+        return cls(str(d["doc_id"]), int(d["page"]), d.get("source") or None, d.get("record_id") or None,
+                   tuple(str(a) for a in d.get("also") or ()))
+
+
+@dataclass(frozen=True)
 class Evidence:
     record_id: str | None
     page: int | None
@@ -44,6 +73,7 @@ class Evidence:
     anchored: bool = True  # False when an import could not find it in the document
     method: str = ""  # how it was anchored: exact, lines-in-element, lines-in-region, id, box
     also: tuple[str, ...] = ()  # further elements holding parts of the quote (a region of the page)
+    copies: tuple[Copy, ...] = ()  # other places the same quote is printed (any of them answers)
 
     def __post_init__(self) -> None:
         if self.page is not None and self.page < 1:
@@ -66,6 +96,8 @@ class Evidence:
             out["anchor"] = self.method
         if self.also:
             out["also"] = list(self.also)
+        if self.copies:
+            out["copies"] = [c.to_dict() for c in self.copies]
         return out
 
     @classmethod
@@ -75,7 +107,8 @@ class Evidence:
         return cls(record_id=d.get("record_id") or None, page=int(page) if page is not None else None,
                    bbox=tuple(bbox) if bbox else None, quote=str(d.get("quote") or ""),
                    anchored=bool(d.get("anchored", True)), method=str(d.get("anchor") or ""),
-                   also=tuple(str(a) for a in d.get("also") or ()))
+                   also=tuple(str(a) for a in d.get("also") or ()),
+                   copies=tuple(Copy.from_dict(c) for c in d.get("copies") or ()))
 
 
 @dataclass(frozen=True)
@@ -251,7 +284,7 @@ def _spanning_elements(doc: Document, quote: str, page: int | None) -> list[str]
 
 def _resolved(ev: Evidence, element: Element, note: str, method: str = "",
               also: tuple[str, ...] = ()) -> AnchorResult:
-    return AnchorResult(Evidence(element.id, element.page, element.bbox, ev.quote, True, method, also),
+    return AnchorResult(Evidence(element.id, element.page, element.bbox, ev.quote, True, method, also, ev.copies),
                         ANCHORED, note)
 
 
@@ -374,9 +407,30 @@ def anchor_items(ws: Workspace, items: Sequence[GoldItem]) -> tuple[list[GoldIte
         if doc_id != item.doc_id:
             remapped.append((item.id, item.doc_id, doc_id))
         fixed, report = anchor_item(docs[doc_id], item)
+        fixed = replace(fixed, evidence=tuple(anchor_copies(ws, ev, docs) for ev in fixed.evidence))
         anchored.append(fixed)
         reports.append(report)
     return anchored, ImportReport(tuple(reports), tuple(remapped))
+
+
+def anchor_copies(ws: Workspace, ev: Evidence, docs: dict[str, Document]) -> Evidence:
+    """Each copy anchored on its own document and page; a copy whose document this workspace lacks,
+    or whose page no longer holds the quote, is dropped (it is an alternative, not the evidence)."""
+    from core.review.corrections import corrected_document
+
+    kept = []
+    for copy in ev.copies:
+        doc_id = resolve_doc_id(ws, GoldItem("copy", "copy", "", copy.doc_id, (), source=copy.source))
+        if doc_id is None:
+            continue
+        if doc_id not in docs:
+            docs[doc_id] = corrected_document(ws, doc_id)
+        result = anchor_evidence(docs[doc_id], Evidence(None, copy.page, None, ev.quote))
+        if result.level == ANCHORED and result.evidence.page == copy.page:
+            kept.append(Copy(doc_id, copy.page, docs[doc_id].source, result.evidence.record_id, result.evidence.also))
+        elif 1 <= copy.page <= docs[doc_id].page_count:  # printed there, not matched to an element: the page counts
+            kept.append(Copy(doc_id, copy.page, docs[doc_id].source))
+    return replace(ev, copies=tuple(kept))
 
 
 def import_gold(ws: Workspace, items: Sequence[GoldItem]) -> ImportReport:

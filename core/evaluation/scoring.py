@@ -29,8 +29,10 @@ hit@k alone rewards oversized chunks (a whole page always "hits"); the budget fi
 """
 from __future__ import annotations
 
+import csv
+import io
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from core.errors import BadInput
@@ -38,6 +40,8 @@ from core.evaluation.baselines import PYMUPDF4LLM, pymupdf4llm_chunks
 from core.evaluation.gold import ANCHORED, PAGE_ONLY, GoldItem, match_text
 from core.evaluation.modes import DocumentRouter, PageExpansion, expand_pages
 from core.evaluation.retrieval import RETRIEVERS, SCOPES, ChunkSearch, RetrievedChunk, RetrieverOptions
+from core.evaluation.tokenize import make_tokenizer
+from core.evaluation.windows import PassageScorer, PassageWindow, element_texts_of, window_ranking
 from core.model import Chunk, Document
 
 DEFAULT_KS = (1, 3, 5, 10)
@@ -63,6 +67,8 @@ class EvidenceUnit:
     text: str  # what must appear in the budget prefix: the quote, else the element's text
     anchored: bool = True  # False: the quote was not found in the document; a miss everywhere
     also: tuple[str, ...] = ()  # further elements holding parts of the quote: citing any of them covers it
+    copy_elements: tuple[tuple[str, str], ...] = ()  # (doc_id, record_id) where the same quote is printed again
+    copy_pages: tuple[tuple[str, int], ...] = ()  # (doc_id, page) of those copies
 
     @property
     def element_key(self) -> tuple[str, str] | None:
@@ -96,14 +102,20 @@ def question_from_item(item: GoldItem, doc: Document | None) -> Question:
             element = index[ev.record_id]
             also = tuple(a for a in ev.also if a in index)
             units.append(EvidenceUnit(item.doc_id, element.id, element.page, element.category.value,
-                                      ev.quote or element.text, also=also))
+                                      ev.quote or element.text, also=also, **copy_fields(ev)))
         elif ev.level == PAGE_ONLY or (ev.level == ANCHORED and ev.page):
             # an id the document no longer has still tells us the page
-            units.append(EvidenceUnit(item.doc_id, None, ev.page, "page", ev.quote))
+            units.append(EvidenceUnit(item.doc_id, None, ev.page, "page", ev.quote, **copy_fields(ev)))
         else:
             skipped += 1  # kept as a unit nothing covers: the question is not excused from the average
             units.append(EvidenceUnit(item.doc_id, None, None, UNANCHORED_CATEGORY, ev.quote, anchored=False))
     return Question(item.id, item.question, item.doc_id, tuple(units), item.tags, skipped)
+
+
+def copy_fields(ev) -> dict[str, tuple]:
+    """The places an anchored evidence's quote is printed again (gold.Copy), as scoring keys."""
+    elements = tuple((c.doc_id, rid) for c in ev.copies if c.record_id for rid in (c.record_id, *c.also))
+    return {"copy_elements": elements, "copy_pages": tuple((c.doc_id, c.page) for c in ev.copies)}
 
 
 # ---- metric primitives (hand-checkable) ----------------------------------------------------------
@@ -251,16 +263,21 @@ def score_question(question: Question, retrieved: Sequence[RetrievedChunk], scop
 
     # unanchored evidence (or none at all) is a unit nothing covers, at both levels: a miss
     missing = sum(not u.anchored for u in question.evidence) + (0 if question.evidence else 1)
-    alias = {(u.doc_id, rid): u.element_key for u in question.evidence if u.element_key
-             for rid in (u.record_id, *u.also)}
+    # a chunk citing any element of the evidence, or of a copy of its quote elsewhere, covers it
+    alias = {key: u.element_key for u in question.evidence if u.element_key
+             for key in ((u.doc_id, u.record_id), *((u.doc_id, a) for a in u.also), *u.copy_elements)}
+    places: dict[tuple[str, int], set] = {}
+    for u in question.evidence:
+        if u.page_key:
+            places.setdefault(u.page_key, {u.page_key}).update(u.copy_pages)
     covered_e = [frozenset(alias[k] for k in _element_keys(c) if k in alias) for c in chunks]
-    covered_p = [frozenset(k for k in page_units if _page_covers(c, k)) for c in chunks]
+    covered_p = [frozenset(k for k in page_units if any(_page_covers(c, p) for p in places[k])) for c in chunks]
     levels: dict[str, LevelScore] = {}
     if element_units or missing:
         n_rel = sum(1 for c in scope_chunks if _element_keys(c) & alias.keys())
         levels["element"] = _level_score(covered_e, len(element_units) + missing, n_rel, ks)
     if page_units or missing:
-        n_rel = sum(1 for c in scope_chunks if any(_page_covers(c, k) for k in page_units))
+        n_rel = sum(1 for c in scope_chunks if any(_page_covers(c, p) for k in page_units for p in places[k]))
         levels["page"] = _level_score(covered_p, len(page_units) + missing, n_rel, ks)
 
     outcomes = []
@@ -317,6 +334,7 @@ class EvalConfig:
     scope: str = "corpus"  # corpus: one index over all chunks; routed: one per document, the question routed (modes.py)
     options: RetrieverOptions = field(default_factory=RetrieverOptions)
     expansion: PageExpansion | None = None  # hand a small first hit's whole page up (modes.py)
+    window: PassageWindow | None = None  # hand up each hit's best passage window, not its head (windows.py)
 
     def __post_init__(self) -> None:
         if not self.ks or any(k < 1 for k in self.ks):
@@ -331,10 +349,35 @@ class EvalConfig:
         return max(max(self.ks), self.options.depth)
 
 
+# Retrieval modes run side by side (each a row of its own, labelled by mode_label):
+# plain = the config's retriever over one corpus index; routed = one index per document;
+# pages = page expansion of a small first hit (PageExpansion's default threshold unless the config sets one);
+# window = each hit cut to its best passage window (PassageWindow's default length unless the config sets one).
+MODES = ("plain", "routed", "pages", "window")
+
+
+def mode_config(config: EvalConfig, mode: str) -> EvalConfig:
+    if mode not in MODES:
+        raise BadInput(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if mode == "routed":
+        return replace(config, scope="routed", expansion=None, window=None)
+    if mode == "pages":
+        return replace(config, scope="corpus", expansion=config.expansion or PageExpansion(), window=None)
+    if mode == "window":
+        return replace(config, scope="corpus", expansion=None, window=config.window or PassageWindow())
+    return replace(config, scope="corpus", expansion=None, window=None)
+
+
 def evaluate_chunks(questions: Sequence[Question], chunks: Sequence[Chunk], policy: str, retriever: str,
-                    config: EvalConfig = EvalConfig(), progress: Progress | None = None) -> list[QuestionResult]:
-    """Score one (policy, retriever) pair: `chunks` is the whole corpus that policy produced."""
+                    config: EvalConfig = EvalConfig(), progress: Progress | None = None,
+                    element_texts: Mapping[tuple[str, str], str] | None = None) -> list[QuestionResult]:
+    """Score one (policy, retriever) pair: `chunks` is the whole corpus that policy produced;
+    window mode needs `element_texts` ((doc_id, record_id) -> text, windows.element_texts_of) to
+    know which elements a window keeps."""
+    if config.window and element_texts is None:
+        raise ValueError("window mode needs the element texts to cite what a window keeps")
     search = ChunkSearch(chunks, retriever, config.scope, config.options, progress)
+    scorer = PassageScorer([c.text for c in chunks], make_tokenizer(config.options.tokenizer)) if config.window else None
     router = DocumentRouter(chunks, retriever, config.options) if config.scope == "routed" else None
     by_doc: dict[str, list[Chunk]] = {}
     for c in chunks:
@@ -347,6 +390,8 @@ def evaluate_chunks(questions: Sequence[Question], chunks: Sequence[Chunk], poli
             search.search(q.question, config.depth)
         if config.expansion:
             retrieved = expand_pages(retrieved, by_doc, config.expansion)
+        if scorer:
+            retrieved = window_ranking(retrieved, q.question, scorer, element_texts or {}, config.window)
         scope = chunks if router is None else by_doc.get(target or "", [])
         results.append(score_question(q, retrieved, scope, config.ks, config.budgets, policy, label))
     return results
@@ -354,7 +399,8 @@ def evaluate_chunks(questions: Sequence[Question], chunks: Sequence[Chunk], poli
 
 def mode_label(retriever: str, config: EvalConfig) -> str:
     """The retriever column names the mode too, so modes are rows of their own."""
-    return retriever + ("·routed" if config.scope == "routed" else "") + ("·pages" if config.expansion else "")
+    return (retriever + ("·routed" if config.scope == "routed" else "") + ("·pages" if config.expansion else "")
+            + ("·window" if config.window else ""))
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -423,6 +469,7 @@ class EvaluationReport:
     config: EvalConfig
     chunk_counts: Mapping[str, int]  # policy -> chunks in the corpus
     skipped_evidence: int  # unanchored evidence, scored as misses
+    modes: tuple[str, ...] = ()  # modes run side by side (empty: the config's own scope and expansion)
 
     def rows(self) -> list[dict[str, Any]]:
         return summary_rows(self.results, self.config.ks, self.config.budgets)
@@ -440,15 +487,36 @@ class EvaluationReport:
         return sorted({r.question.id for r in self.results if not r.question.anchored})
 
     def to_json(self) -> dict[str, Any]:
-        return {"questions": self.counts(), "unanchored": self.unanchored_ids(), "results": self.rows(),
-                "by_category": self.category_rows(), "per_question": self.per_question()}
+        return {"questions": self.counts(), "unanchored": self.unanchored_ids(), "modes": list(self.modes),
+                "results": self.rows(), "by_category": self.category_rows(), "per_question": self.per_question()}
+
+    def runs(self) -> str:
+        """What was run, in words: the modes side by side, or the one scope."""
+        if self.modes:
+            return "modes " + ", ".join(self.modes)
+        return f"scope {self.config.scope}" + (" with page expansion" if self.config.expansion else "")
+
+    def to_csv(self) -> str:
+        """The summary rows as CSV; every row carries the question counts (total, anchored, scored),
+        and a first comment line says them once for the whole run."""
+        rows = self.rows()
+        counts = self.counts()
+        out = io.StringIO()
+        out.write(f"# questions: {counts['total']} total, {counts['anchored']} anchored, {counts['scored']} scored; "
+                  f"{self.runs()}\n")
+        if rows:
+            writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+        return out.getvalue()
 
 
 def evaluate_workspace(ws, items: Sequence[GoldItem], policies: Sequence[Any], retrievers: Sequence[str],
                        config: EvalConfig = EvalConfig(), corpus_doc_ids: Sequence[str] | None = None,
-                       progress: Progress | None = None) -> EvaluationReport:
-    """Every policy × retriever on the same gold set; the corpus is the gold set's documents
-    unless `corpus_doc_ids` names more (their chunks then also compete for the budget)."""
+                       progress: Progress | None = None, modes: Sequence[str] = ()) -> EvaluationReport:
+    """Every policy × retriever (× mode, when `modes` names some: each policy is chunked once) on
+    the same gold set; the corpus is the gold set's documents unless `corpus_doc_ids` names more
+    (their chunks then also compete for the budget)."""
     from core.chunks.pipeline import chunks_for
     from core.review.corrections import corrected_document
     from core.chunks.policy import load_policy
@@ -463,8 +531,10 @@ def evaluate_workspace(ws, items: Sequence[GoldItem], policies: Sequence[Any], r
         ws.document(doc_id)  # UnknownDocument with the ingest hint
     docs = {d: corrected_document(ws, d) for d in doc_ids}
     questions = [question_from_item(i, docs.get(i.doc_id)) for i in items]
+    texts = element_texts_of(docs.values())
     loaded = [p if p == PYMUPDF4LLM else load_policy(p) for p in policies]
-    steps = max(len(loaded) * (len(doc_ids) + len(retrievers)), 1)
+    configs = [mode_config(config, m) for m in dict.fromkeys(modes)] or [config]
+    steps = max(len(loaded) * (len(doc_ids) + len(retrievers) * len(configs)), 1)
     done = 0
     results: list[QuestionResult] = []
     counts: dict[str, int] = {}
@@ -478,13 +548,15 @@ def evaluate_workspace(ws, items: Sequence[GoldItem], policies: Sequence[Any], r
             done += 1
         counts[label] = len(chunks)
         for retriever in retrievers:
-            if progress:
-                progress(done / steps, f"{label}: indexing {len(chunks)} chunks with {retriever}")
-            results.extend(evaluate_chunks(questions, chunks, label, retriever, config))
-            done += 1
+            for run_config in configs:
+                if progress:
+                    progress(done / steps, f"{label}: {mode_label(retriever, run_config)} over {len(chunks)} chunks")
+                results.extend(evaluate_chunks(questions, chunks, label, retriever, run_config,
+                                               element_texts=texts))
+                done += 1
     if progress:
         progress(1.0, "done")
-    return EvaluationReport(tuple(results), config, counts, sum(q.skipped for q in questions))
+    return EvaluationReport(tuple(results), config, counts, sum(q.skipped for q in questions), tuple(modes))
 
 
 def _policy_label(name: Any, policy: Any) -> str:
@@ -526,7 +598,7 @@ def render_tables(report: EvaluationReport) -> str:
     chunks = ", ".join(f"{p}: {n} chunks" for p, n in report.chunk_counts.items())
     counts = report.counts()
     return "\n\n".join([
-        f"scope: {report.config.scope}; corpus: {chunks}",
+        f"{report.runs()}; corpus: {chunks}",
         f"questions: {counts['total']} total, {counts['anchored']} anchored, {counts['scored']} scored "
         "(unanchored questions count as misses)",
         format_table(report.rows(), columns),

@@ -66,21 +66,76 @@ def test_several_retrievers_and_a_routed_scope_give_one_row_per_policy_retriever
     at = open_page("pages/evaluate.py", gold_workspace)
     at.multiselect(key="rli:eval:policies").set_value(["default"]).run()
     at.multiselect(key="rli:eval:retrievers").set_value(["bm25", "tfidf", "fusion"]).run()
-    at.radio(key="rli:eval:scope").set_value("routed").run()
+    at.multiselect(key="rli:eval:modes").set_value(["routed"]).run()
     at.button(key="rli:eval:run_button").click().run()
     assert not at.exception, [e.value for e in at.exception]
     table = at.dataframe[0].value
     assert len(table) == 3 * 2 and set(table["retriever"]) == {"bm25·routed", "tfidf·routed", "fusion·routed"}
-    assert "scope routed" in texts(at)
+    assert "modes routed" in texts(at)
+
+
+def test_modes_run_side_by_side_each_with_its_headline(gold_workspace):
+    """plain, routed and page expansion in one run (the old page ran one scope per run); with two
+    policies that is six runs, and every one gets its headline figure (the old page showed four)."""
+    at = open_page("pages/evaluate.py", gold_workspace)
+    at.multiselect(key="rli:eval:modes").set_value(["plain", "routed", "pages"]).run()
+    at.button(key="rli:eval:run_button").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert set(at.dataframe[0].value["retriever"]) == {"bm25", "bm25·routed", "bm25·pages"}
+    assert [m.label for m in at.metric] == [f"{p} · bm25{m}" for p in ("default", "naive")
+                                            for m in ("", "·routed", "·pages")]
 
 
 def test_page_expansion_is_a_mode_of_its_own_beside_plain_bm25(gold_workspace):
     at = open_page("pages/evaluate.py", gold_workspace)
     at.multiselect(key="rli:eval:policies").set_value(["default"]).run()
-    at.number_input(key="rli:eval:expand").set_value(400).run()
+    at.multiselect(key="rli:eval:modes").set_value(["pages"]).run()
+    at.number_input(key="rli:eval:expand").set_value(300).run()
     at.button(key="rli:eval:run_button").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert set(at.dataframe[0].value["retriever"]) == {"bm25·pages"}
+    assert st_report(at).config.expansion.small_below == 300
+
+
+def st_report(at):
+    return at.session_state["rli:eval:report"]
+
+
+def test_fusion_weights_are_set_on_the_page_and_all_zero_is_refused(gold_workspace):
+    at = open_page("pages/evaluate.py", gold_workspace)
+    at.multiselect(key="rli:eval:policies").set_value(["default"]).run()
+    at.multiselect(key="rli:eval:retrievers").set_value(["fusion"]).run()
+    at.number_input(key="rli:eval:weight:bm25").set_value(0.8).run()
+    at.number_input(key="rli:eval:weight:tfidf").set_value(0.2).run()
+    at.button(key="rli:eval:run_button").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert st_report(at).config.options.fusion_weights == (("bm25", 0.8), ("tfidf", 0.2))
+    at.number_input(key="rli:eval:weight:bm25").set_value(0.0).run()
+    at.number_input(key="rli:eval:weight:tfidf").set_value(0.0).run()
+    assert "a fusion weight above 0" in texts(at)
+
+
+def test_the_downloads_carry_the_question_counts(gold_workspace):
+    import json
+
+    from core.evaluation.report_export import report_csv, report_json
+
+    at = run_evaluation(gold_workspace)
+    report = st_report(at)
+    ws = Workspace(gold_workspace)
+    try:
+        exported = report_json(ws, report)
+        table = report_csv(ws, report)
+    finally:
+        ws.close()
+    counts = report.counts()
+    assert exported["questions"] == counts and counts["total"] >= 25
+    assert json.loads(json.dumps(exported))["results"][0]["total"] == counts["total"]
+    first, header, *rows = table.splitlines()
+    assert first.startswith(f"# questions: {counts['total']} total, {counts['anchored']} anchored")
+    assert {"total", "anchored", "scored"} <= set(header.split(",")) and len(rows) == len(report.rows())
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert any("JSON" in label for label in labels) and any("CSV" in label for label in labels)
 
 
 def test_dense_without_a_model_folder_is_explained_not_downloaded(gold_workspace):

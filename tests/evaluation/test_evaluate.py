@@ -229,6 +229,18 @@ def test_routed_scope_searches_one_document_per_question(fast_samples_root, caps
         assert len({r["doc_id"] for r in question["retrieved"]}) <= 1
 
 
+def test_modes_run_side_by_side_from_one_command(fast_samples_root, capsys):
+    out = run_json(capsys, "evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
+                   "--policy", "default", "--modes", "plain,routed,pages", "--expand-pages", "300", "--json")
+    assert out["modes"] == ["plain", "routed", "pages"]
+    assert [r["retriever"] for r in out["results"] if r["level"] == "element"] == ["bm25", "bm25·routed", "bm25·pages"]
+    plain = run_json(capsys, "evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
+                     "--policy", "default", "--json")
+    assert plain["results"][0] == out["results"][0]  # the plain row is the run without modes
+    assert cli_main(["evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD), "--modes", "fast"]) == 2
+    assert "mode must be one of plain, routed, pages" in capsys.readouterr().err
+
+
 def test_evaluate_rejects_bad_k_with_a_message(fast_samples_root, capsys):
     assert cli_main(["evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD), "--k", "1,x"]) == 2
     assert "--k must be comma-separated whole numbers" in capsys.readouterr().err
@@ -259,6 +271,19 @@ def test_evidence_anchored_to_a_region_is_covered_by_a_chunk_citing_any_of_its_e
     q = Question("q", "?", "d", (EvidenceUnit("d", "lab3", 1, "text", "2024年度 売上高", also=("lab0",)),))
     result = score_question(q, ranked(labels), [labels], (1,), (100,))
     assert result.levels["element"].hit[1] == 1.0 and result.budget == {100: 1.0}
+
+
+def test_a_chunk_holding_a_copy_of_the_quote_in_another_document_covers_the_evidence():
+    copy = chunk("c", "要点: 交通費は実費を支給する。", ["s-copy"], doc="summary", pages=(4, 4))
+    own = chunk("o", "交通費は実費を支給する。", ["e1"], pages=(2, 2))
+    q = Question("q", "?", "d", (EvidenceUnit("d", "e1", 2, "text", "交通費は実費を支給する",
+                                              copy_elements=(("summary", "s-copy"),), copy_pages=(("summary", 4),)),))
+    result = score_question(q, ranked(copy, own), [copy, own], (1,), (100,))
+    assert result.levels["element"].hit[1] == 1.0 and result.levels["page"].hit[1] == 1.0
+    assert result.levels["element"].ndcg[1] == 1.0  # both chunks are relevant; the ideal counts both
+    plain = Question("q", "?", "d", (EvidenceUnit("d", "e1", 2, "text", "交通費は実費を支給する"),))
+    without = score_question(plain, ranked(copy, own), [copy, own], (1,), (100,))
+    assert without.levels["element"].hit[1] == 0.0 and without.levels["page"].hit[1] == 0.0
 
 
 # ---- retrieval modes -------------------------------------------------------------------------------

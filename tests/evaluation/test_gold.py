@@ -6,8 +6,8 @@ import pytest
 
 from core.categories import Category
 from core.errors import BadInput, UnknownDocument
-from core.evaluation.gold import (ANCHORED, PAGE_ONLY, UNANCHORED, Evidence, GoldItem, anchor_evidence, anchor_item,
-                                  import_gold, load_items, parse_gold_jsonl, to_jsonl)
+from core.evaluation.gold import (ANCHORED, PAGE_ONLY, UNANCHORED, Copy, Evidence, GoldItem, anchor_evidence,
+                                  anchor_item, anchor_items, import_gold, load_items, parse_gold_jsonl, to_jsonl)
 from core.model import Document, Element, Page
 from core.store.opening import open_workspace
 
@@ -174,6 +174,36 @@ def test_import_finds_the_document_by_file_name_when_the_doc_id_changed(tmp_path
                                    source="kitei.pdf")])
     assert report.remapped == (("q1", "ffffffffffffffff", DOC_ID),)
     assert load_items(ws)[0].doc_id == DOC_ID
+
+
+def summary_deck(doc_id: str = "fedcba9876543210") -> Document:
+    """A second document that repeats one sentence of the first word for word, on its page 1."""
+    p1 = Page(1, 595, 842, elements=(element("s-copy", 1, 0, "要点: 交通費は、最も経済的な経路の実費を支給する。"),))
+    return Document(doc_id, "gaiyou.pdf", doc_id * 4, "fast", (p1,))
+
+
+def test_evidence_copies_round_trip_and_anchor_on_their_own_document(tmp_path):
+    ws = Workspace(tmp_path / "ws")
+    ws.save_machine_document(document(), 100)
+    ws.save_machine_document(summary_deck(), 100)
+    copies = (Copy("0000000000000000", 1, "gaiyou.pdf"),  # stale doc_id: found by its file name
+              Copy("ffffffffffffffff", 1, "missing.pdf"))  # a document this workspace lacks: dropped
+    given = item(Evidence(None, 1, None, "交通費は、最も経済的な経路の実費を支給する。", copies=copies))
+    assert parse_gold_jsonl(to_jsonl([given])) == [given]
+    anchored, report = anchor_items(ws, [given])
+    assert report.ok
+    ev = anchored[0].evidence[0]
+    assert ev.record_id == "e-rule"
+    assert ev.copies == (Copy("fedcba9876543210", 1, "gaiyou.pdf", "s-copy"),)
+
+
+def test_a_copy_whose_page_lacks_the_quote_keeps_only_its_page(tmp_path):
+    ws = Workspace(tmp_path / "ws")
+    ws.save_machine_document(document(), 100)
+    given = item(Evidence(None, 1, None, "交通費は、最も経済的な経路の実費を支給する。",
+                          copies=(Copy(DOC_ID, 2, "kitei.pdf"),)))
+    ev = anchor_items(ws, [given])[0][0].evidence[0]
+    assert ev.copies == (Copy(DOC_ID, 2, "kitei.pdf", None),)
 
 
 # ---- command line, on the sample documents and the shipped gold set ----------------------------------

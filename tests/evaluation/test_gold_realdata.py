@@ -37,3 +37,21 @@ def test_every_quote_is_on_its_page_in_the_pdf(realdata):
                 pages[item["source"]] = [squash(p.get_text()) for p in doc]
         for ev in item["evidence"]:
             assert squash(ev["quote"]) in pages[item["source"]][ev["page"] - 1], (item["id"], ev["quote"])
+
+
+def test_copies_are_exactly_the_other_pages_that_print_the_quote(realdata):
+    """One rule for every item (scripts/gold_ja_realdata.py): a quote of 8+ characters printed on other
+    pages of the five PDFs lists each of them as a copy, and nothing else is listed."""
+    items = [json.loads(line) for line in GOLD.read_text(encoding="utf-8").splitlines()]
+    pages = {}
+    for source in sorted({i["source"] for i in items}):
+        with pymupdf.open(realdata / "pdfs" / "ja" / source) as doc:
+            pages[source] = [squash(p.get_text()) for p in doc]
+    for item in items:
+        for ev in item["evidence"]:
+            quote = squash(ev["quote"])
+            expected = [] if len(quote) < 8 else sorted(
+                (s, n) for s, texts in pages.items() for n, t in enumerate(texts, start=1)
+                if quote in t and (s, n) != (item["source"], ev["page"]))
+            listed = sorted((c["source"], c["page"]) for c in ev.get("copies", ()))
+            assert listed == expected, item["id"]

@@ -1,0 +1,86 @@
+"""Window mode: each retrieved chunk hands up its best passage first (windows.py)."""
+import json
+from pathlib import Path
+
+import pytest
+
+from core.categories import Category
+from core.cli import main as cli_main
+from core.evaluation.retrieval import RetrievedChunk
+from core.evaluation.scoring import EvalConfig, EvidenceUnit, Question, evaluate_chunks
+from core.evaluation.tokenize import make_tokenizer
+from core.evaluation.windows import PassageScorer, PassageWindow, passages, window_ranking
+from core.model import Chunk, SourceRef
+
+FILLER = "本章では全体の背景と経緯を説明する。" * 12  # 216 characters about nothing asked
+ANSWER = "なお、補助金の申請期限は令和6年3月31日とする。"
+OTHER = "会議は毎月第二火曜日に開催され、議事録は事務局が作成する。" * 4
+
+
+def source(record_id: str, page: int) -> SourceRef:
+    return SourceRef(record_id, page, (0, 0, 1, 1), Category.TEXT)
+
+
+def long_chunk() -> Chunk:
+    text = FILLER + "\n" + ANSWER
+    return Chunk("c1", text, "d", "d.pdf", 1, 2, (), (Category.TEXT,), False,
+                 (source("e1", 1), source("e2", 2)), "p")
+
+
+ELEMENT_TEXTS = {("d", "e1"): FILLER, ("d", "e2"): ANSWER, ("d", "e3"): OTHER}
+CORPUS = [long_chunk(), Chunk("c2", OTHER, "d", "d.pdf", 3, 3, (), (Category.TEXT,), False, (source("e3", 3),), "p")]
+QUESTION = Question("q1", "補助金の申請期限はいつか", "d",
+                    (EvidenceUnit("d", "e2", 2, "text", "補助金の申請期限は令和6年3月31日"),))
+
+
+def windowed(window: PassageWindow) -> Chunk:
+    scorer = PassageScorer([c.text for c in CORPUS], make_tokenizer())
+    hits = [RetrievedChunk(long_chunk(), 1.0, 1)]
+    return window_ranking(hits, QUESTION.question, scorer, ELEMENT_TEXTS, window)[0].chunk
+
+
+def test_the_best_window_leads_and_the_rest_of_the_chunk_follows_with_every_citation():
+    out = windowed(PassageWindow(max_chars=100, rest="follow"))
+    assert out.text.startswith(ANSWER)
+    assert sorted(passages(out.text)) == sorted(passages(long_chunk().text))  # nothing lost, nothing added
+    assert out.refs == long_chunk().refs and (out.start_page, out.end_page) == (1, 2)
+
+
+def test_a_dropped_rest_takes_its_citations_with_it():
+    out = windowed(PassageWindow(max_chars=100, rest="drop"))
+    assert out.text == ANSWER
+    assert [r.record_id for r in out.refs] == ["e2"]  # only the element the window keeps
+    assert (out.start_page, out.end_page) == (2, 2)
+
+
+def test_a_chunk_no_longer_than_the_window_is_handed_up_whole():
+    assert windowed(PassageWindow(max_chars=1000)) == long_chunk()
+
+
+def test_window_mode_puts_a_late_answer_inside_a_small_budget():
+    plain = evaluate_chunks([QUESTION], CORPUS, "p", "bm25", EvalConfig(ks=(1,), budgets=(100,)))
+    window = evaluate_chunks([QUESTION], CORPUS, "p", "bm25",
+                             EvalConfig(ks=(1,), budgets=(100,), window=PassageWindow(max_chars=100)),
+                             element_texts=ELEMENT_TEXTS)
+    assert plain[0].budget[100] == 0.0 and window[0].budget[100] == 1.0
+    assert window[0].retriever == "bm25·window" and window[0].levels["element"].hit[1] == 1.0
+
+
+def test_window_mode_needs_the_element_texts_and_a_sane_length():
+    with pytest.raises(ValueError, match="element texts"):
+        evaluate_chunks([QUESTION], CORPUS, "p", "bm25", EvalConfig(window=PassageWindow()))
+    with pytest.raises(ValueError, match="max_chars"):
+        PassageWindow(max_chars=10)
+    with pytest.raises(ValueError, match="rest"):
+        PassageWindow(rest="later")
+
+
+GOLD = Path(__file__).resolve().parents[2] / "sample_docs" / "gold_ja.jsonl"
+
+
+def test_evaluate_runs_window_mode_beside_plain(fast_samples_root, capsys):
+    assert cli_main(["evaluate", "--workspace", str(fast_samples_root), "--gold", str(GOLD),
+                     "--policy", "default", "--modes", "plain,window", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["modes"] == ["plain", "window"]
+    assert [r["retriever"] for r in out["results"] if r["level"] == "element"] == ["bm25", "bm25·window"]
