@@ -216,3 +216,16 @@ def test_fit_width_follows_a_window_resize(app_server, chromium):
     finally:
         context.close()
 
+
+# ---- icons: Streamlit's own icon font, never an emoji the machine may lack ------------------------
+def test_the_evaluate_link_to_the_gold_set_draws_its_icon_from_the_icon_font(app_server, chromium):
+    context, page = new_page(chromium, 1400, 900)
+    try:
+        first_visit(page, app_server, "evaluate")
+        link = page.locator("[data-testid='stPageLink']").filter(has_text="Go to Gold set").first
+        link.wait_for(timeout=STEP_TIMEOUT_MS)
+        assert link.locator("[data-testid='stIconEmoji']").count() == 0  # ⭐ was a box without an emoji font
+        assert link.locator("[data-testid='stIconMaterial']").inner_text().strip() == "star"
+    finally:
+        context.close()
+
