@@ -16,7 +16,8 @@ from core.categories import Category
 from core.model import Document, Element, thaw
 from ui import state
 from ui.column_width import measure_column
-from ui.edit_panel import edit_panel, editing_canvas
+from ui.edit_panel import edit_panel, editing_canvas, save
+from ui.reading_order import reading_order_list
 from ui.page_view import page_view, take_click
 from ui.text import md_escape, shorten
 
@@ -253,6 +254,7 @@ def inspect_page(doc: Document) -> None:
         element_table(doc, number, shown, selected)
     else:
         st.caption("No elements to show on this page.")
+    reading_order_list(doc, number, save)  # drag a row to move it in the reading order
 
 
 document = state.corrected_doc()

@@ -229,3 +229,35 @@ def test_the_evaluate_link_to_the_gold_set_draws_its_icon_from_the_icon_font(app
     finally:
         context.close()
 
+
+# ---- item 6: reading order by dragging a row ---------------------------------------------------------
+def test_dragging_a_row_of_the_reading_order_moves_the_element_and_logs_a_reorder(app_server, chromium):
+    context, page = new_page(chromium, 1400, 900)
+    try:
+        first_visit(page, app_server)
+        doc_id, doc = sample(app_server, KEIHI)
+        elements = sorted(doc.page(1).elements, key=lambda e: e.seq)
+        moved, onto = elements[3], elements[0]
+        page.goto(f"{app_server.url}/?doc={doc_id}&page=1")
+        stable_canvas(page)
+        sign_in(page)
+        page.get_by_text("Reading order · drag a row").click()
+        rows = page.frame_locator("iframe[title*='rli_reading_order']")
+        source = rows.locator(f".row[data-id='{moved.id}']")
+        source.wait_for(timeout=STEP_TIMEOUT_MS)
+        target = rows.locator(f".row[data-id='{onto.id}']")
+        source.drag_to(target, target_position={"x": 40, "y": 4})  # the upper half: before it
+        page.get_by_text("Moved").first.wait_for(timeout=STEP_TIMEOUT_MS)
+        settle(page)
+        ws = Workspace(app_server.workspace)
+        try:
+            events = [e for e in ws.events(doc_id) if e.payload.get("kind") == "reorder"]
+        finally:
+            ws.close()
+        assert events, "no reorder event in the log"
+        assert (events[-1].payload["target"], events[-1].payload.get("before")) == (moved.id, onto.id)
+        _, after = sample(app_server, KEIHI)
+        assert sorted(after.page(1).elements, key=lambda e: e.seq)[0].id == moved.id
+        assert rows.locator(".row").first.get_attribute("data-id") == moved.id  # the list shows the new order
+    finally:
+        context.close()
