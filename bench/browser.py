@@ -100,7 +100,7 @@ WATCH_TEXT = """(text) => { window.__rliDone = null; window.__rliDown = null;
   const seen = () => [...document.querySelectorAll("[data-testid='stCode']")].some(c => c.textContent.includes(text));
   const obs = new MutationObserver(() => { if (window.__rliDown !== null && seen()) { window.__rliDone = performance.now(); obs.disconnect(); } });
   obs.observe(document.body, {subtree: true, childList: true, characterData: true}); }"""
-WATCH_CANVAS = """(sig) => { window.__rliDone = null; window.__rliDown = null; const signature = SIGNATURE;
+WATCH_CANVAS = """() => { window.__rliDone = null; window.__rliDown = null; const signature = SIGNATURE; const sig = signature();
   document.addEventListener('pointerdown', () => { window.__rliDown = performance.now(); }, {once: true, capture: true});
   const tick = () => { const now = signature(); if (window.__rliDown !== null && now && now !== sig) window.__rliDone = performance.now();
     else requestAnimationFrame(tick); };
@@ -108,15 +108,29 @@ WATCH_CANVAS = """(sig) => { window.__rliDone = null; window.__rliDown = null; c
 ELAPSED = "() => window.__rliDone === null || window.__rliDown === null ? null : (window.__rliDone - window.__rliDown) / 1000"
 
 
+def quiet(page, timeout: float = 60.0) -> None:
+    """Wait until no run is going and the canvas has shown the same pixels for 600 ms, so a turn is
+    timed from a settled page (a run still drawing would change the pixels without a turn)."""
+    deadline, last, since = time.perf_counter() + timeout, None, time.perf_counter()
+    while time.perf_counter() < deadline:
+        running = page.locator('[data-testid="stStatusWidget"]').filter(has_text="Running").count() > 0
+        now = page.evaluate(CANVAS_SIGNATURE)
+        if running or now != last or now is None:
+            last, since = now, time.perf_counter()
+        elif time.perf_counter() - since >= 0.6:
+            return
+        page.wait_for_timeout(100)
+
+
 def page_turns(page, turns: int) -> list[float]:
     times = []
     for _ in range(turns):
-        page.wait_for_timeout(1500)  # let the last run and the column report finish
-        before = page.evaluate(CANVAS_SIGNATURE)
+        page.wait_for_timeout(1000)  # the prefetch of the next page has time to run, as when reading
+        quiet(page)
         button = page.get_by_role("button", name="Next ▶")
         if button.is_disabled():
             break
-        page.evaluate(WATCH_CANVAS, before)
+        page.evaluate(WATCH_CANVAS)
         button.click()
         wait_for(page, ELAPSED, timeout=60)
         times.append(page.evaluate(ELAPSED))
@@ -130,7 +144,8 @@ def clicks_to_details(page, doc, number: int, clicks: int) -> list[float]:
     width = doc.page(number).width
     times = []
     for e in elements:
-        page.wait_for_timeout(1500)
+        page.wait_for_timeout(1000)
+        quiet(page)
         canvas = page.locator("canvas.upper-canvas").first
         scale = canvas.bounding_box()["width"] / width
         line = e.text.strip().splitlines()[0][:12]
