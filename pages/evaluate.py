@@ -58,7 +58,7 @@ def gold_questions(ws) -> list[GoldItem] | None:
     everything = load_items(ws)
     if not everything:
         st.info("No gold questions yet: write some on the Gold set page, or import the sample set there.")
-        st.page_link("pages/gold.py", label="Go to Gold set", icon="⭐")
+        st.page_link("pages/gold.py", label="Go to Gold set", icon=":material/star:")
         return None
     records = {r.doc_id: r.source for r in ws.documents()}
     doc_col, tag_col = st.columns(2)

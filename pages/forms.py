@@ -26,7 +26,7 @@ from ui.edit_panel import (
     conflict_banner, element_label, flash_message, remember_view, save, seen_head, undo_redo_buttons,
 )
 from ui.column_width import measure_column
-from ui.page_view import page_view
+from ui.page_view import page_view, take_clicks
 from ui.text import md_escape, shorten
 
 TOGGLE, PAIR = "Toggle check boxes", "Pair key → value"
@@ -87,27 +87,29 @@ def choose(doc_id: str, key: str | None, value: str | None) -> None:
     st.session_state[_key("value", doc_id)] = value
 
 
-def handle_click(doc: Document, fields: list[FormField], number: int, x: float, y: float, mode: str) -> None:
+def handle_click(doc: Document, fields: list[FormField], number: int, x: float, y: float, mode: str) -> bool:
+    """Toggle the check box or pick the key/value under (x, y). True after a toggle was tried: the
+    page must be drawn again from the new log (or show why nothing was saved)."""
     if mode == TOGGLE:
         hit = field_at([f for f in fields if f.is_selection], number, x, y)
         if hit is not None:
             toggle(doc, fields, hit)
-        return
+        return hit is not None
     element = element_at(doc.page(number).elements, x, y, tolerance=2.0)
     if element is None:
-        return
+        return False
     key, value = picked(doc.doc_id)
     if key is None or element.id == key:
         choose(doc.doc_id, element.id, None)
     else:
         choose(doc.doc_id, key, element.id)
+    return False
 
 
 def toggle(doc: Document, fields: list[FormField], f: FormField) -> None:
     events = toggle_events(doc, fields, f)
     if events:
-        new = events[0]["state"]
-        save(doc.doc_id, events, f"{f.key or 'check box'} → {new}")
+        save(doc.doc_id, events, f"{f.key or 'check box'} → {events[0]['state']}")
 
 
 def pair(doc: Document, key: Element, value: Element) -> None:
@@ -246,22 +248,31 @@ def forms_page(doc: Document) -> None:
     st.title("Forms")
     number = state.current_page(doc)
     all_fields = document_fields(doc)
-    in_conflict = conflict_banner(doc.doc_id)
-    flash_message(doc.doc_id)
+    # One slot, there on every run: a message appearing above the page image would move the image's
+    # place in the page, and the browser would build its canvas again from nothing (seconds without
+    # overlays after a toggle).
+    with st.container():
+        in_conflict = conflict_banner(doc.doc_id)
+        flash_message(doc.doc_id)
     summary(all_fields)
     page_nav(doc, number)
     fields = [f for f in all_fields if f.page == number]
     index = doc.element_index()
     mode = st.radio("Click on the page to", (TOGGLE, PAIR), horizontal=True, key="rli:forms:mode")
+    # Clicks are handled before the overlays are drawn, in the mode they were made in (the radio's
+    # value is already this run's), every one in order: a key and its value clicked faster than a
+    # rerun both count. A toggle reruns at once on the new log (a second toggle in the same
+    # moment would be judged on the old state, so it is left out).
+    for click in [] if in_conflict else take_clicks(doc, number, key="forms", elements=[]):
+        if handle_click(doc, fields, number, click.x, click.y, mode):
+            st.rerun()
     boxes, lines = field_overlays(fields, picked(doc.doc_id) if mode == PAIR else (None, None), index)
     page_col, side_col = st.columns([7, 3], gap="medium")
     with page_col:
         legend()
         measure_column("inspect")  # the same [7, 3] page column as Inspect: one width
-        click = page_view(doc, number, zoom=state.zoom(doc.page(number), view="inspect"), key="forms", elements=[], boxes=boxes, lines=lines)
-    if click is not None and not in_conflict:
-        handle_click(doc, fields, number, click.x, click.y, mode)
-        st.rerun()
+        page_view(doc, number, zoom=state.zoom(doc.page(number), view="inspect"), key="forms", elements=[],
+                  boxes=boxes, lines=lines)
     with side_col:
         if not state.reviewer():
             st.caption("Set your name in the sidebar (Reviewer) to change fields.")

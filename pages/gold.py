@@ -355,7 +355,7 @@ doc = state.corrected_doc()
 ws = state.workspace()
 if doc is None:
     st.info("No document yet. Add a PDF on the Documents page, then write questions about it here.")
-    st.page_link("pages/documents.py", label="Go to Documents", icon="📁")
+    st.page_link("pages/documents.py", label="Go to Documents", icon=":material/folder_open:")
 else:
     editor(doc)
 st.divider()

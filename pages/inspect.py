@@ -16,8 +16,9 @@ from core.categories import Category
 from core.model import Document, Element, thaw
 from ui import state
 from ui.column_width import measure_column
-from ui.edit_panel import edit_panel, editing_canvas
-from ui.page_view import page_view
+from ui.edit_panel import edit_panel, editing_canvas, save
+from ui.reading_order import reading_order_list
+from ui.page_view import page_view, take_click
 from ui.text import md_escape, shorten
 
 VISIBLE_KEY = "rli:visible_categories"  # persisted across pages; widget keys are dropped off-page
@@ -47,10 +48,16 @@ def widget_synced_to(key: str, value) -> str:
     return key
 
 
+TABLE_KEY = "rli:elements_table_key"  # the element table's widget key in the last run
+
+
 def choose_element(element_id: str | None, doc: Document) -> None:
     state.select_element(element_id, doc.doc_id)
-    # A new table key clears the table's own row selection, which would otherwise disagree.
-    st.session_state[TABLE_GEN_KEY] = st.session_state.get(TABLE_GEN_KEY, 0) + 1
+    # A table with a row picked would disagree: a new table key clears its row selection. Only then:
+    # a new key mounts a new grid in the browser, which a click on the page should not wait for.
+    table = st.session_state.get(st.session_state.get(TABLE_KEY, ""))
+    if table is not None and table.get("selection", {}).get("rows"):
+        st.session_state[TABLE_GEN_KEY] = st.session_state.get(TABLE_GEN_KEY, 0) + 1
 
 
 # ---- counts (cached per document version) ---------------------------------------------------------
@@ -171,6 +178,7 @@ def element_table(doc: Document, number: int, elements: tuple[Element, ...], sel
         "id": ids,
     })
     key = f"rli:elements:{doc.doc_id}:{number}:{st.session_state.get(TABLE_GEN_KEY, 0)}"
+    st.session_state[TABLE_KEY] = key
 
     def table_selected() -> None:
         rows = st.session_state[key].selection.rows
@@ -194,9 +202,18 @@ def low_confidence_boxes(page) -> list[tuple]:
     return [(tuple(box), "#d62728", "") for e in page.elements for box in (e.attr("ocr_low_words") or ())]
 
 
+def take_page_click(doc: Document, number: int, visible: set[Category]) -> None:
+    """A click on the page selects what it hit, before anything is drawn: the edit panel, the
+    highlight, the details and the table marker then all show it in this one run."""
+    click = take_click(doc, number, key="inspect", visible=visible)
+    if click is not None and click.element_id != state.selected_element_id(doc.doc_id):  # a miss clears it
+        choose_element(click.element_id, doc)
+
+
 def inspect_page(doc: Document) -> None:
     number = state.current_page(doc)
     page = doc.page(number)
+    take_page_click(doc, number, visible_categories())
     st.markdown(page_caption(doc, number))
     navigation_bar(doc, number)
     edit_panel(doc, number, state.selected_element_id(doc.doc_id))  # ui/edit_panel.py (corrections)
@@ -214,16 +231,8 @@ def inspect_page(doc: Document) -> None:
     show_order = bool(st.session_state.get(ORDER_KEY, False))
 
     page_col, side_col = st.columns([7, 3], gap="medium")
-    with page_col:
-        measure_column("inspect")  # "fit width" fills this column, and follows a resize
-        click = None if editing_canvas(doc, number) else page_view(doc, number, zoom=state.zoom(page), key="inspect", visible=visible,
-                          selected=selected, show_order=show_order, boxes=doubtful)
-    clicked = click is not None and click.element_id != selected
-    if clicked:
-        # Details first, in this run (what the reviewer waits for); the rerun at the end then redraws
-        # the highlight on the page and the table marker. Rerunning here cost a whole second run.
-        choose_element(click.element_id, doc)
-        selected = click.element_id
+    # The side column is written first: its details reach the browser before the canvas's new
+    # drawing, whose loading keeps the browser busy for a few hundred ms on a full page.
     with side_col:
         legend(doc, page.elements)
         st.divider()
@@ -232,6 +241,11 @@ def inspect_page(doc: Document) -> None:
                        "and where it came from.")
         else:
             element_details(doc, next(e for e in page.elements if e.id == selected))
+    with page_col:
+        measure_column("inspect")  # "fit width" fills this column, and follows a resize
+        if not editing_canvas(doc, number):  # the click was taken above (take_page_click)
+            page_view(doc, number, zoom=state.zoom(page), key="inspect", visible=visible,
+                      selected=selected, show_order=show_order, boxes=doubtful)
 
     shown = tuple(e for e in page.elements if e.category in visible or e.id == selected)
     st.markdown(f"**Elements on page {number}** · {len(shown)} of {len(page.elements)} shown "
@@ -240,8 +254,7 @@ def inspect_page(doc: Document) -> None:
         element_table(doc, number, shown, selected)
     else:
         st.caption("No elements to show on this page.")
-    if clicked:
-        st.rerun()  # the page's highlight of the new selection
+    reading_order_list(doc, number, save)  # drag a row to move it in the reading order
 
 
 document = state.corrected_doc()

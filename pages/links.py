@@ -200,8 +200,12 @@ def links_page(doc: Document) -> None:
     st.title("Links")
     number = state.current_page(doc)
     found = attachments(doc)
-    in_conflict = conflict_banner(doc.doc_id)
-    flash_message(doc.doc_id)
+    # One slot, there on every run: a message appearing above the page image would move the image's
+    # place in the page, and the browser would build its canvas again from nothing (seconds without
+    # overlays after a toggle).
+    with st.container():
+        in_conflict = conflict_banner(doc.doc_id)
+        flash_message(doc.doc_id)
     page_nav(doc, number)
     page = doc.page(number)
     source_id, target_id = source_and_target(doc.doc_id)

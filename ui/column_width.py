@@ -32,7 +32,14 @@ def measure_column(view: str) -> int | None:
     return state.column_width(view)
 
 
-def hover_labels(view: str, boxes) -> None:
-    """Name the element under the mouse: after a page image, a frame of the same component puts a
-    chip outside the hovered box (`boxes`: core.render.hover_label_boxes) on the canvas before it."""
-    _component(hover=boxes, key=f"rli:hover_labels:{view}", default=None)
+def page_events_key(view: str) -> str:
+    """The session-state key holding the latest click `page_events(view, …)` reported."""
+    return f"rli:page_events:{view}"
+
+
+def page_events(view: str, hover, click: dict) -> None:
+    """After a page image, a frame of the same component listens on the column for the canvas before
+    it: it names the element under the mouse (`hover`: core.render.hover_label_boxes, a chip outside
+    the box) and reports each click at once as {id, x, y (canvas pixels), zoom, page, doc}, taken from
+    `click` (zoom, page, doc and the canvas width). ui.page_view.take_click reads it."""
+    _component(hover=hover, click=click, key=page_events_key(view), default=None)

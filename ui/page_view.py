@@ -11,14 +11,17 @@ image on the server (core.render.page_view_image). Both look the same. A click c
 points with the id of the element under it (smallest box wins). With `clickable=False` it is a plain
 image (cheaper; for pages that only show).
 
-Clicks come from streamlit-drawable-canvas in "point" mode: every click adds a tiny invisible circle
-to the canvas drawing; this module remembers how many it has already handled, so a click is reported
-once, on the rerun right after it happened.
+Clicks: the canvas (streamlit-drawable-canvas) only shows the page, read-only. A small frame of our
+own after it (ui.column_width.page_events) reports each click at once with an id, in canvas pixels
+at the zoom it was drawn at; `take_click` turns the newest unseen one into a `Click`. A page that
+wants the click's effect drawn in the same run (Inspect's highlight) calls `take_click` before
+`page_view`; otherwise `page_view` takes it and returns it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
+from urllib.parse import urlsplit
 
 import streamlit as st
 
@@ -29,11 +32,7 @@ from core.render import (
     hover_label_boxes, page_view_image, pixels_to_points, prefetch_pages,
 )
 from ui import state
-
-# The point tool places a circle whose left edge is (click x - radius - stroke/2), vertically centred
-# on the click; these two numbers undo that offset exactly.
-_POINT_RADIUS = 1
-_POINT_STROKE = 0
+from ui.column_width import page_events, page_events_key
 
 
 @dataclass(frozen=True)
@@ -92,60 +91,78 @@ def page_view(
     # The next page (and the one before) are made while the reviewer looks at this one: a page
     # turn then costs the cached image, not a MuPDF render of a heavy page.
     prefetch_pages(pdf, [doc.page(n) for n in (page_number + 1, page_number - 1) if 1 <= n <= doc.page_count], zoom)
-    click = _clickable_image(background, drawing, width, height, doc.doc_id, page_number, zoom, shown, visible, key)
-    if shown and not labels:  # with every label on there is nothing to add on hover
-        from ui.column_width import hover_labels
-
-        hover_labels(key, hover_label_boxes(shown, zoom, (width, height), visible))
+    click = take_click(doc, page_number, key=key, elements=shown, visible=visible)
+    _page_canvas(served_image(background, key), drawing, width, height, f"{key}:canvas:{doc.doc_id}:{page_number}:{zoom}")
+    hover = hover_label_boxes(shown, zoom, (width, height), visible) if shown and not labels else []
+    page_events(key, hover, {"zoom": zoom, "page": page_number, "doc": doc.doc_id, "width": width})
     return click
 
 
-def _clickable_image(
-    background: bytes, drawing: dict, width: int, height: int, doc_id: str, page_number: int,
-    zoom: float, elements: Sequence[Element], visible, key: str,
-) -> Click | None:
-    from streamlit_drawable_canvas import st_canvas  # imported late: it registers a component
+def take_clicks(
+    doc: Document, page_number: int, *, key: str, elements: Iterable[Element] | None = None,
+    visible: set[Category] | frozenset[Category] | None = None,
+) -> list[Click]:
+    """The clicks made on `key`'s page view since the last call, oldest first (none made on another
+    page or document), each hit-tested against `elements` (default: the page's) within `visible`.
 
-    # A new canvas per (document, page, zoom): its click list starts empty and its size is right.
-    canvas_key = f"{key}:canvas:{doc_id}:{page_number}:{zoom}"
-    result = st_canvas(
-        background_image=background, initial_drawing=drawing, width=width, height=height, drawing_mode="point",
-        point_display_radius=_POINT_RADIUS, stroke_width=_POINT_STROKE,
-        stroke_color="rgba(0,0,0,0)", fill_color="rgba(0,0,0,0)",
-        update_streamlit=True, key=canvas_key,
-    )
-    objects = (result.json_data or {}).get("objects") or []
-    points = [o for o in objects if o.get("type") in ("Circle", "circle")]
-    # Clicks are counted per drawing: new overlays (a toggle, a mode switch) make the canvas start
-    # again from no points, while the value Streamlit still holds is the old drawing's. Counting
-    # across drawings dropped the first click after every change (the value box became the key).
-    seen_key = f"{canvas_key}:seen"
-    drawing_id = drawing_signature(objects)
-    seen_drawing, seen = st.session_state.get(seen_key, (None, 0))
-    if seen_drawing != drawing_id:
-        seen = 0
-    st.session_state[seen_key] = (drawing_id, len(points))
-    if len(points) <= seen:  # nothing new (the toolbar's undo/reset also clear points)
-        return None
-    x_px, y_px = click_position(points[-1])
-    x, y = pixels_to_points(x_px, zoom), pixels_to_points(y_px, zoom)
+    Each click is reported once, however many reruns follow, and its pixels are converted with the
+    zoom the page was drawn at when it was clicked."""
+    value = st.session_state.get(page_events_key(key))
+    if not isinstance(value, dict) or not isinstance(value.get("clicks"), list):
+        return []
+    seen_key = f"{page_events_key(key)}:seen"
+    instance, seen = st.session_state.get(seen_key, (None, 0))
+    if value.get("instance") != instance:
+        seen = 0  # a new frame (the page was drawn afresh): its clicks are all new
+    fresh = [c for c in value["clicks"] if isinstance(c, dict) and isinstance(c.get("seq"), int) and c["seq"] > seen]
+    st.session_state[seen_key] = (value.get("instance"), max([seen, *(c["seq"] for c in fresh)]))
+    shown = doc.page(page_number).elements if elements is None else tuple(elements)
+    return [click for c in fresh if (click := _as_click(c, doc, page_number, shown, visible)) is not None]
+
+
+def take_click(doc: Document, page_number: int, **where) -> Click | None:
+    """The latest click since the last call (`take_clicks`' arguments): for views where only the
+    reviewer's last choice matters, such as selecting an element."""
+    clicks = take_clicks(doc, page_number, **where)
+    return clicks[-1] if clicks else None
+
+
+def _as_click(value: dict, doc: Document, page_number: int, elements, visible) -> Click | None:
+    if value.get("doc") != doc.doc_id or value.get("page") != page_number:
+        return None  # made on a page no longer shown
+    try:
+        zoom = float(value["zoom"])
+        x, y = pixels_to_points(float(value["x"]), zoom), pixels_to_points(float(value["y"]), zoom)
+    except (KeyError, TypeError, ValueError):
+        return None  # not one of our frame's reports
     hit = element_at(elements, x, y, visible=visible, tolerance=2.0)
     return Click(page=page_number, x=x, y=y, element_id=hit.id if hit else None)
 
 
-def drawing_signature(objects: Sequence[dict[str, Any]]) -> int:
-    """Which drawing a canvas value was made from: its overlay shapes (everything but click points)."""
-    return hash(tuple((o.get("type"), round(float(o.get("left", 0))), round(float(o.get("top", 0))),
-                       o.get("stroke"), o.get("text")) for o in objects if o.get("type") not in ("Circle", "circle")))
+def served_image(data: bytes, slot: str) -> str | bytes:
+    """The page image as a URL the app serves (Streamlit's media files, as st.image uses), so each
+    rerun sends the canvas a short URL instead of the image itself: a click that moves the highlight
+    used to send the whole page again (260 KB of base64 at 1400 px), and the browser decodes a
+    URL it has seen once from its cache. `slot` names the place, so the previous image is freed.
+    Without a running server (AppTest) the bytes themselves."""
+    from streamlit import runtime
+
+    if not runtime.exists():
+        return data
+    url = st.context.url
+    if not url:
+        return data
+    parts = urlsplit(url)
+    base = (st.get_option("server.baseUrlPath") or "").strip("/")
+    path = runtime.get_instance().media_file_mgr.add(data, "image/jpeg", f"rli-page-image:{slot}")
+    return f"{parts.scheme}://{parts.netloc}/{base + '/' if base else ''}{path.lstrip('/')}"
 
 
-def click_position(circle: dict[str, Any]) -> tuple[float, float]:
-    """Canvas pixels of a click from the circle the point tool drew for it."""
-    radius = float(circle.get("radius", _POINT_RADIUS))
-    stroke = float(circle.get("strokeWidth", _POINT_STROKE) or 0)
-    left, top = float(circle.get("left", 0)), float(circle.get("top", 0))
-    origin_x, origin_y = circle.get("originX", "left"), circle.get("originY", "center")
-    diameter = 2 * radius + stroke
-    x = left + {"left": diameter / 2, "center": 0.0, "right": -diameter / 2}.get(origin_x, diameter / 2)
-    y = top + {"top": diameter / 2, "center": 0.0, "bottom": -diameter / 2}.get(origin_y, 0.0)
-    return x, y
+def _page_canvas(background: str | bytes, drawing: dict, width: int, height: int, canvas_key: str) -> None:
+    from streamlit_drawable_canvas import st_canvas  # imported late: it registers a component
+
+    # Read-only and silent: it never sends its drawing back, so a click costs no 200-ms wait, no
+    # 35-KB upload and no extra run, and a new drawing cannot wipe a click (ui.column_width reports it).
+    # A new canvas per (document, page, zoom), so its size is right.
+    st_canvas(background_image=background, initial_drawing=drawing, width=width, height=height,
+              drawing_mode="point", update_streamlit=False, disabled=True, key=canvas_key)
