@@ -122,7 +122,7 @@ def test_the_downloads_carry_the_question_counts(gold_workspace):
 
     at = run_evaluation(gold_workspace)
     report = st_report(at)
-    ws = Workspace(gold_workspace)
+    ws = open_workspace(gold_workspace)
     try:
         exported = report_json(ws, report)
         table = report_csv(ws, report)

@@ -10,7 +10,7 @@ from core.forms.fields import extract_fields
 from core.render import element_at
 from core.geometry import center
 from core.review.corrections import corrected_document
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 
 pytestmark = pytest.mark.browser
 
@@ -34,7 +34,7 @@ WATCH_OVERLAYS = """(ms) => new Promise(done => {
 
 
 def sample(app_server, source: str):
-    ws = Workspace(app_server.workspace)
+    ws = open_workspace(app_server.workspace)
     try:
         record = next(r for r in ws.documents() if r.source == source)
         return record.doc_id, corrected_document(ws, record.doc_id)
@@ -249,7 +249,7 @@ def test_dragging_a_row_of_the_reading_order_moves_the_element_and_logs_a_reorde
         source.drag_to(target, target_position={"x": 40, "y": 4})  # the upper half: before it
         page.get_by_text("Moved").first.wait_for(timeout=STEP_TIMEOUT_MS)
         settle(page)
-        ws = Workspace(app_server.workspace)
+        ws = open_workspace(app_server.workspace)
         try:
             events = [e for e in ws.events(doc_id) if e.payload.get("kind") == "reorder"]
         finally:

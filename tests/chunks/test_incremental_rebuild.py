@@ -17,7 +17,7 @@ from core.chunks.policy import DEFAULT
 from core.ingest.pipeline import ingest_path
 from core.review.corrections import corrected_document, record_events
 from core.review.events import BadEvent
-from core.store.workspace import Workspace
+from core.store.opening import open_workspace
 from chunk_fixtures import SAMPLES
 
 PAGES = 12
@@ -34,7 +34,7 @@ def long_sample(tmp_path_factory):
     while out.page_count < PAGES:
         out.insert_pdf(src, to_page=min(src.page_count, PAGES - out.page_count) - 1)
     out.save(folder / "long.pdf")
-    ws = Workspace(folder / "ws")
+    ws = open_workspace(folder / "ws")
     doc_id = ingest_path(ws, folder / "long.pdf", engine="fast").record.doc_id
     yield ws, doc_id
     ws.close()

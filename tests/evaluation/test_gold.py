@@ -183,7 +183,7 @@ def summary_deck(doc_id: str = "fedcba9876543210") -> Document:
 
 
 def test_evidence_copies_round_trip_and_anchor_on_their_own_document(tmp_path):
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     ws.save_machine_document(document(), 100)
     ws.save_machine_document(summary_deck(), 100)
     copies = (Copy("0000000000000000", 1, "gaiyou.pdf"),  # stale doc_id: found by its file name
@@ -198,7 +198,7 @@ def test_evidence_copies_round_trip_and_anchor_on_their_own_document(tmp_path):
 
 
 def test_a_copy_whose_page_lacks_the_quote_keeps_only_its_page(tmp_path):
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     ws.save_machine_document(document(), 100)
     given = item(Evidence(None, 1, None, "交通費は、最も経済的な経路の実費を支給する。",
                           copies=(Copy(DOC_ID, 2, "kitei.pdf"),)))

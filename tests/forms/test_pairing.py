@@ -264,7 +264,7 @@ def test_a_filled_amount_box_keeps_its_own_value_even_in_words_and_the_cents_box
 def _boxed_form(tmp_path, filled: bool) -> tuple[FormField, ...]:
     """Captions printed left of bordered text widgets (no colon, no check box), one of them a comb
     of ten cells, filled or not, then baked: the page keeps boxes and text, no widget."""
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
     pdf = pymupdf.open()
     page = pdf.new_page(width=612, height=792)
@@ -285,7 +285,7 @@ def _boxed_form(tmp_path, filled: bool) -> tuple[FormField, ...]:
             for k in range(1, comb):
                 _line(page, (147 + 30 * k, top), (147 + 30 * k, top + 20), width=1)
     pdf.bake()
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     rec = ingest_bytes(ws, pdf.tobytes(), "boxed.pdf", engine="fast").record
     fields = extract_fields(corrected_document(ws, rec.doc_id))
     ws.close()
@@ -334,13 +334,13 @@ def test_a_filled_box_right_after_a_value_box_is_a_value_of_the_same_key_and_a_f
 def test_each_stored_line_keeps_its_font_so_a_unit_knows_it(tmp_path):
     """Failed before: ingest kept an element's fonts but not which line was set in which, so a
     caption and the value typed under it in one block could not be told apart by font."""
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
     pdf = pymupdf.open()
     page = pdf.new_page(width=612, height=792)
     page.insert_text((60, 100), "City or town", fontname="tiro", fontsize=9)
     page.insert_text((60, 111), "Portland OR", fontname="helv", fontsize=9)
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     doc = corrected_document(ws, ingest_bytes(ws, pdf.tobytes(), "fonts.pdf", engine="fast").record.doc_id)
     ws.close()
     fonts = {u.text: u.font for u in page_units(doc, doc.page(1))}
@@ -351,7 +351,7 @@ def test_blanks_printed_as_underscores_are_lines_to_write_on(tmp_path):
     """Failed before: "what?______" was one text, not a caption and a blank, and a questionnaire of
     such blanks (no colon label, no box) was not taken for a form: the values written on the
     blanks were no field."""
-    from core.store.workspace import Workspace
+    from core.store.opening import open_workspace
 
     pdf = pymupdf.open()
     page = pdf.new_page(width=612, height=792)
@@ -366,7 +366,7 @@ def test_blanks_printed_as_underscores_are_lines_to_write_on(tmp_path):
         w.field_value = value
         page.add_widget(w)
     pdf.bake()
-    ws = Workspace(tmp_path / "ws")
+    ws = open_workspace(tmp_path / "ws")
     doc = corrected_document(ws, ingest_bytes(ws, pdf.tobytes(), "blanks.pdf", engine="fast").record.doc_id)
     ws.close()
     assert {f.key: f.value for f in extract_fields(doc)} == {"what?": "toast", "how much?": "one glass"}
