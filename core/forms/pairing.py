@@ -147,6 +147,9 @@ def _continuation_boxes(pairs: Sequence[Pair], texts: Sequence[Unit], rulings: R
     return out
 
 
+CONTINUATION_WIDTH = 40.0  # pt: cents and code-digit boxes are narrow; a table's next column is not
+
+
 def _slot_after(r: Rulings, value: BBox) -> BBox | None:
     """The box right after a value's own box: from the first wall right of the value (the rule the
     value stands on running on under it) to the next wall or the rule's end."""
@@ -158,7 +161,7 @@ def _slot_after(r: Rulings, value: BBox) -> BBox | None:
             continue
         x0 = walls[0]
         x1 = min([x for x, a, b in r.v if x > x0 + 6 and a - 1 <= cy <= b + 1] + [end])
-        if 6 <= x1 - x0 <= 160:
+        if 6 <= x1 - x0 <= CONTINUATION_WIDTH:
             return (x0, value[1] - 2, x1, y)
     return None
 
