@@ -174,3 +174,14 @@ def test_questions_that_cannot_be_anchored_are_counted_as_misses_and_zero_is_not
     assert naive.value == "0.0%" and naive.delta == "+0.0 pt"
     assert naive.proto.color != naive.proto.MetricColor.GREEN  # old page: a "+0.0 pt" delta drawn in green
     assert "Nothing to draw" in page_text
+
+
+def test_window_mode_runs_beside_plain_bm25_on_the_page(gold_workspace):
+    at = open_page("pages/evaluate.py", gold_workspace)
+    at.multiselect(key="rli:eval:policies").set_value(["default"]).run()
+    at.multiselect(key="rli:eval:modes").set_value(["plain", "window"]).run()
+    at.button(key="rli:eval:run_button").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert set(at.dataframe[0].value["retriever"]) == {"bm25", "bm25·window"}
+    assert [m.label for m in at.metric] == ["default · bm25", "default · bm25·window"]
+    assert st_report(at).modes == ("plain", "window")
