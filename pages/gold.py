@@ -25,7 +25,7 @@ from core.store.opening import reopen
 from core.store.workspace import Workspace
 from ui import state
 from ui.column_width import measure_column
-from ui.page_view import page_view
+from ui.page_view import page_view, take_clicks
 from ui.tables import pickable_table
 from ui.text import md_escape, shorten
 
@@ -175,17 +175,19 @@ def save_draft(doc: Document) -> None:
 def editor(doc: Document) -> None:
     number = state.current_page(doc)
     d = draft(doc)
+    # Clicks are applied the moment they are taken, before the page is drawn: their evidence boxes
+    # show in this run, and a run stopped for a newer one cannot lose a click it had already taken.
+    for click in take_clicks(doc, number, key="gold", visible=CLICKABLE):
+        if click.element_id:
+            set_draft_evidence(doc, toggle_evidence(d["evidence"], doc.element(click.element_id)))
     page_col, form_col = st.columns([3, 2], gap="medium")
     with page_col:
         st.markdown(f"**{md_escape(doc.source)}** · page {number} of {doc.page_count} · "
                     "click an element to add it as evidence, click it again to remove it")
         page_navigation(doc, number)
         measure_column("gold")
-        click = page_view(doc, number, zoom=state.zoom(doc.page(number), view="gold"), key="gold", visible=CLICKABLE,
-                          boxes=evidence_boxes(d["evidence"], number))
-    if click is not None and click.element_id:
-        set_draft_evidence(doc, toggle_evidence(d["evidence"], doc.element(click.element_id)))
-        st.rerun()
+        page_view(doc, number, zoom=state.zoom(doc.page(number), view="gold"), key="gold", visible=CLICKABLE,
+                  boxes=evidence_boxes(d["evidence"], number))
     with form_col:
         st.markdown("**Editing " + (d["id"] + "**" if d["id"] else "a new question**"))
         st.text_area("Question", key=field_key(doc, "question"), height=80,

@@ -20,7 +20,7 @@ from ui.edit_panel import (
     conflict_banner, element_label, flash_message, remember_view, save, undo_redo_buttons,
 )
 from ui.column_width import measure_column
-from ui.page_view import page_view
+from ui.page_view import page_view, take_click
 from ui.text import md_escape, shorten
 
 SOURCES = (Category.CAPTION, Category.FOOTNOTE)
@@ -210,17 +210,18 @@ def links_page(doc: Document) -> None:
     page = doc.page(number)
     source_id, target_id = source_and_target(doc.doc_id)
     shown = [e for e in page.elements if e.category in LINKABLE]
+    click = take_click(doc, number, key="links", elements=shown)  # applied at once (see pages/gold.py)
+    if click is not None:
+        handle_click(doc, doc.element_index().get(click.element_id or ""))
+        st.rerun()  # a saved link changes the document: draw from the new log
     marks = [Box(e.bbox, "#000000", label, fill_alpha=0, width=4, dashed=True)
              for e, label in ((doc.element_index().get(source_id or ""), "link from"),
                               (doc.element_index().get(target_id or ""), "to")) if e is not None and e.page == number]
     page_col, side_col = st.columns([7, 3], gap="medium")
     with page_col:
         measure_column("inspect")  # the same [7, 3] page column as Inspect: one width
-        click = page_view(doc, number, zoom=state.zoom(page, view="inspect"), key="links", elements=shown,
-                          lines=link_lines(doc, number, found), boxes=marks)
-    if click is not None:
-        handle_click(doc, doc.element_index().get(click.element_id or ""))
-        st.rerun()
+        page_view(doc, number, zoom=state.zoom(page, view="inspect"), key="links", elements=shown,
+                  lines=link_lines(doc, number, found), boxes=marks)
     with side_col:
         if not state.reviewer():
             st.caption("Set your name in the sidebar (Reviewer) to change links.")
