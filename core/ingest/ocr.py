@@ -192,8 +192,6 @@ def ocr_pages(doc: pymupdf.Document, indexes: Sequence[int], settings: OcrSettin
     threads = max(1, (os.cpu_count() or 1) // workers)
     # the page bytes are cut here, in one thread: a pymupdf Document is not safe to share across threads
     requests = {i: _one_page_pdf(doc, i) for i in indexes}
-    if workers == 1:
-        return {i: run_ocr_bytes(requests[i], settings, tessdata, threads) for i in indexes}
     with ThreadPoolExecutor(workers) as pool:
         futures = {i: pool.submit(run_ocr_bytes, requests[i], settings, tessdata, threads) for i in indexes}
         return {i: f.result() for i, f in futures.items()}
@@ -205,13 +203,9 @@ def _one_page_pdf(doc: pymupdf.Document, index: int) -> bytes:
     return one.tobytes()
 
 
-def run_ocr(doc: pymupdf.Document, index: int, settings: OcrSettings, tessdata: str) -> OcrPage:
-    """OCR one page in a child process (Tesseract can crash or hang on a page)."""
-    return run_ocr_bytes(_one_page_pdf(doc, index), settings, tessdata)
-
-
 def run_ocr_bytes(page_pdf: bytes, settings: OcrSettings, tessdata: str, threads: int | None = None) -> OcrPage:
-    """OCR the one-page PDF `page_pdf` in a child process, with `threads` Tesseract threads at most."""
+    """OCR the one-page PDF `page_pdf` in a child process (Tesseract can crash or hang on a page),
+    with `threads` Tesseract threads at most."""
     request = pickle.dumps((page_pdf, settings, tessdata), protocol=pickle.HIGHEST_PROTOCOL)
     root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
