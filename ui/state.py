@@ -19,6 +19,7 @@ from core.review.corrections import corrected_document
 from core.store.records import DocumentRecord, workspace_root
 from core.errors import InspectorError
 from core.store.interface import WorkspaceStore
+from core.store import opening
 from core.store.opening import SERVER_ENV, database_name_for, open_workspace
 from core.store.schema import redacted_url
 
@@ -52,7 +53,7 @@ def _resolved_root(env_value: str) -> Path:
 
 def database_url() -> str:
     """`RLI_DATABASE_URL` (a shared PostgreSQL workspace), "" for the SQLite folder."""
-    return os.environ.get("RLI_DATABASE_URL", "")
+    return opening.database_url() or ""
 
 
 def workspace_label() -> str:
