@@ -58,3 +58,13 @@ def copy_workspace(source: Path, target: Path) -> Path:
             db.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
                 sql.Identifier(database_name_for(target)), sql.Identifier(database_name_for(source))))
     return target
+
+
+def drop_connections(url: str) -> None:
+    """Close every other connection to the database at `url` from the server side, as a server
+    restart or a failover does to an app's connection."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                      "WHERE datname = current_database() AND pid <> pg_backend_pid()")

@@ -3,6 +3,7 @@ writes nothing to the workspace folder."""
 from __future__ import annotations
 
 from apptest_helpers import app_test, empty_workspace  # noqa: F401  (fixtures are used by name)
+from store_backends import drop_connections
 
 
 def test_an_unreachable_database_is_one_clear_message_without_its_password(empty_workspace, monkeypatch):
@@ -23,14 +24,10 @@ def test_a_url_that_is_not_postgresql_is_refused(empty_workspace, monkeypatch):
 
 def test_a_database_lost_mid_session_is_a_message_with_try_again_not_a_traceback(empty_workspace, pg_url,
                                                                                 monkeypatch):
-    import psycopg
-
     monkeypatch.setenv("RLI_DATABASE_URL", pg_url)
     at = app_test(empty_workspace).run()  # the first visit stores the samples in the database
     assert not at.exception and not at.error
-    with psycopg.connect(pg_url, autocommit=True) as admin:  # what a database restart does to the session
-        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                      "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+    drop_connections(pg_url)  # what a database restart does to the session
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     [error] = [e.value for e in at.error]

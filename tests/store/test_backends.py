@@ -14,7 +14,7 @@ from core.store.postgres import PostgresWorkspace
 from core.store.records import sha256_of
 from core.store.schema import SCHEMA_VERSION, DatabaseUnavailable, NewerSchema, WrongDatabaseUrl, redacted_url
 from core.store.workspace import Workspace
-from store_backends import reopen
+from store_backends import drop_connections, reopen
 from test_store import make_doc
 
 REVIEWED = {"kind": "mark_reviewed", "page": 1, "status": "reviewed"}
@@ -191,14 +191,10 @@ def test_an_ingest_whose_save_fails_leaves_no_pdf_behind(workspace):
 
 
 def test_a_dropped_postgresql_connection_is_one_message_and_the_next_call_reconnects(pg_url, tmp_path):
-    import psycopg
-
     ws = PostgresWorkspace(pg_url, cache=tmp_path)
     doc = make_doc()
     ws.save_machine_document(doc, 9)
-    with psycopg.connect(pg_url, autocommit=True) as admin:  # what a server restart does to the app's connection
-        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                      "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+    drop_connections(pg_url)  # what a server restart does to the app's connection
     with pytest.raises(DatabaseUnavailable, match="lost the connection") as caught:
         ws.documents()
     assert "Traceback" not in str(caught.value) and "nothing was changed" in str(caught.value)
