@@ -155,3 +155,29 @@ def line_numbered_page(page: pymupdf.Page, lines: list[str], x: float = 90, y: f
     for i, line in enumerate(lines):
         text(page, number_x, y + i * size * 1.6, str(i + 1), size * 0.8)
         text(page, x, y + i * size * 1.6, line, size)
+
+
+def masked_speck_pdf(mask_size: tuple[int, int] = (2000, 1000), paintings: int = 12) -> bytes:
+    """A 2×2 image whose soft mask is `mask_size` pixels, painted `paintings` times down the page,
+    with a line of text above (wild/pdfjs issue16263 has 40 such paintings of a 151-MP mask)."""
+    import zlib
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 60), "Masked specks below", fontsize=12)
+    mw, mh = mask_size
+    mask = doc.get_new_xref()
+    doc.update_object(mask, f"<< /Type /XObject /Subtype /Image /Width {mw} /Height {mh} "
+                            "/ColorSpace /DeviceGray /BitsPerComponent 1 >>")
+    doc.update_stream(mask, zlib.compress(b"\xff" * (((mw + 7) // 8) * mh)), compress=False)
+    doc.xref_set_key(mask, "Filter", "/FlateDecode")
+    image = doc.get_new_xref()
+    doc.update_object(image, f"<< /Type /XObject /Subtype /Image /Width 2 /Height 2 /ColorSpace /DeviceGray "
+                             f"/BitsPerComponent 8 /SMask {mask} 0 R >>")
+    doc.update_stream(image, b"\x00\x80\x80\x00")
+    kind, resources = doc.xref_get_key(page.xref, "Resources")
+    holder = int(resources.split()[0]) if kind == "xref" else page.xref
+    doc.xref_set_key(holder, "XObject" if kind == "xref" else "Resources/XObject", f"<< /Speck {image} 0 R >>")
+    paint = "".join(f"q 200 0 0 40 72 {700 - 52 * i} cm /Speck Do Q\n" for i in range(paintings))
+    xref = page.get_contents()[0]
+    doc.update_stream(xref, doc.xref_stream(xref) + b"\n" + paint.encode())
+    return doc.tobytes()

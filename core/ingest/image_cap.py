@@ -34,6 +34,36 @@ def oversized_image(page: pymupdf.Page) -> str | None:
             f"raise it with {PIXELS_ENV}")
 
 
+def oversized_mask(page: pymupdf.Page) -> bool:
+    """True when a soft mask of one of the page's images is over the cap. MuPDF's text extraction
+    decodes a kept image with its mask at full size for every painting, while a render subsamples
+    it: a 2×2 picture with a 151-megapixel mask, painted 40 times, took 35 s to extract and 0.2 s to
+    render. So such a page is read without keeping images, and the model still sees it."""
+    cap = pixel_cap() * 1e6
+    return any(_mask_pixels(page.parent, int(info[1])) > cap for info in page.get_images(full=True))
+
+
+def drop_oversized_masks(page: pymupdf.Page) -> None:
+    """Remove the soft masks over the cap from the images of `page`, in this process's copy of the
+    document only. The layout model reads the page's text with images kept (see oversized_mask);
+    in its process the mask only makes a speck transparent, which does not change the layout."""
+    cap = pixel_cap() * 1e6
+    for info in page.get_images(full=True):
+        if _mask_pixels(page.parent, int(info[1])) > cap:
+            page.parent.xref_set_key(int(info[0]), "SMask", "null")
+
+
+def _mask_pixels(doc: pymupdf.Document, xref: int) -> int:
+    """Pixel count of the soft mask at `xref` (0: none), from its dictionary; 0 when unreadable."""
+    if xref <= 0:
+        return 0
+    try:
+        width, height = (doc.xref_get_key(xref, key)[1] for key in ("Width", "Height"))
+        return int(float(width)) * int(float(height))
+    except (ValueError, RuntimeError):
+        return 0
+
+
 def painted_image_boxes(page: pymupdf.Page, show) -> list[tuple[BBox, str]]:
     """(box, identity) of every image the page paints, read from the page's drawing commands, not the pixels."""
     boxes: list[tuple[BBox, str]] = []

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pymupdf
 
+from core.ingest.image_cap import drop_oversized_masks
 from core.settings import positive_number
 
 
@@ -181,7 +182,9 @@ def serve_layout() -> None:
             doc = pymupdf.open(stream=payload, filetype="pdf")
             continue
         try:
-            _send(out, ("ok", model_boxes(doc.load_page(payload))))
+            page = doc.load_page(payload)
+            drop_oversized_masks(page)
+            _send(out, ("ok", model_boxes(page)))
         except Exception as err:  # a Python-level failure of the model: report, keep serving
             _send(out, ("error", f"{type(err).__name__}: {err}"))
 

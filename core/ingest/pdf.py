@@ -19,7 +19,7 @@ import pymupdf
 from core.categories import Category
 from core.errors import BadInput, CorruptPdf
 from core.ingest.draft import Draft
-from core.ingest.image_cap import oversized_image
+from core.ingest.image_cap import oversized_image, oversized_mask
 from core.ingest.fast_engine import body_size, fast_drafts, keep_one_title
 from core.ingest.layout_engine import layout_drafts
 from core.ingest.layout_worker import LayoutCrashed, LayoutPool, LayoutWorker, layout_pool
@@ -222,7 +222,7 @@ def _read_pages(opened: OpenedPdf, sha256: str, filename: str, pool: LayoutPool 
             page = doc.load_page(index)
             # checked from the image dictionaries, before anything decodes
             too_big = oversized.pop(index) if index in oversized else oversized_image(page)
-            facts = read_page(page, labels=labels, images=not too_big)
+            facts = read_page(page, labels=labels, images=not (too_big or oversized_mask(page)))
             if facts.number in ocr_pages:
                 facts.images = without_page_scan(facts.images, facts.width, facts.height)
             reads.facts.append(facts)

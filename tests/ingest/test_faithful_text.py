@@ -11,7 +11,7 @@ from core.corpus_check import is_bad_char
 from core.ingest.pdf import parse_pdf
 from core.refine.rules import refine
 from core.store.records import doc_id_for, sha256_of
-from pdf_builders import build_pdf, button_form_pdf, control_char_pdf, line_numbered_page, spanning_table_page, wingdings_bullets_pdf, zero_width_mark_pdf
+from pdf_builders import build_pdf, button_form_pdf, control_char_pdf, line_numbered_page, masked_speck_pdf, spanning_table_page, wingdings_bullets_pdf, zero_width_mark_pdf
 
 C = Category
 ENGINES = ("fast", "layout")
@@ -180,3 +180,15 @@ def test_a_group_label_spanning_rows_stays_one_cell(engine):
     firsts = [r[0] for r in rows]
     assert "生成AIで特に顕在化したリスク" in firsts and "従来型AIから存在するリスク" in firsts, rows
     assert not any(f in ("したリスク", "するリスク", "特に顕在化したリスク", "から存在するリスク") for f in firsts)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_image_whose_soft_mask_is_over_the_pixel_cap_is_never_decoded_for_its_text(engine, monkeypatch):
+    # wild/pdfjs issue16263: 40 paintings of a 2×2 image with a 151-MP mask kept the text pass busy 35 s
+    monkeypatch.setenv("RLI_MAX_IMAGE_MEGAPIXELS", "1")
+    doc = ingest(masked_speck_pdf(mask_size=(2000, 1000)), engine)
+    assert any("Masked specks below" in e.text for e in doc.elements())
+    specks = [e for e in doc.elements() if e.attr("image")]
+    # the boxes come from where the page paints the image (identity "x<xref>:…"), not from decoded pixels
+    assert len({e.bbox for e in specks}) >= 10 and all(e.attr("image").startswith("x") for e in specks)
+    assert not any("megapixels" in (page.notice or "") for page in doc.pages)  # the model still reads it
