@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pymupdf
 
-from core.settings import positive_number
+from core.settings import positive_number, usable_cores
 
 
 def load_layout_model() -> None:
@@ -209,7 +209,7 @@ def default_pool_size() -> int:
         if size < 1:
             raise ValueError(f"RLI_LAYOUT_WORKERS must be at least 1, got {raw!r}")
         return size
-    return max(1, os.cpu_count() or 1)
+    return usable_cores()
 
 
 class LayoutPool:
@@ -224,7 +224,8 @@ class LayoutPool:
     def __init__(self, size: int | None = None) -> None:
         size = size or default_pool_size()
         # the cores shared out: one pool of N on C cores gives each model C // N threads
-        threads = max(1, (os.cpu_count() or 1) // size) if size > 1 else None
+        whole_machine = size == 1 and usable_cores() >= (os.cpu_count() or 1)
+        threads = None if whole_machine else max(1, usable_cores() // size)
         self.workers = [LayoutWorker(threads) for _ in range(size)]
         self.lock = threading.Lock()  # one document at a time per pool
 
