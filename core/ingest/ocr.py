@@ -250,8 +250,10 @@ def ocr_words(page: pymupdf.Page, settings: OcrSettings, tessdata: str) -> OcrPa
     pix = _as_pixmap(pixels)
     pix.set_dpi(dpi, dpi)
     rows = read_tsv_rows(start_tsv(pix.tobytes("png"), settings.language, dpi, tessdata), settings.timeout)
-    reader = "the tesseract command" if rows else f"PyMuPDF {pymupdf.VersionBind}"
-    words = _tsv_words(rows, dpi / 72, marks) if rows else _mupdf_words(pix, page.rect.width, settings, tessdata, marks)
+    # a blank scan is read once: only a command that is missing or failed falls back to MuPDF's OCR
+    reader = "the tesseract command" if rows is not None else f"PyMuPDF {pymupdf.VersionBind}"
+    words = (_tsv_words(rows, dpi / 72, marks) if rows is not None
+             else _mupdf_words(pix, page.rect.width, settings, tessdata, marks))
     words += _leader_words(words, marks, max((w.line for w in words), default=-1) + 1)
     return OcrPage(tuple(words), dpi, marks=marks, reader=reader)
 
