@@ -20,3 +20,13 @@ def positive_number(name: str, default: float, unit: str, kind: type = float) ->
     if not (value > 0 and math.isfinite(value)):
         raise BadSetting(f"{name} must be a positive number of {unit}, got {raw!r}")
     return value
+
+
+CORES_ENV = "RLI_CORES"
+
+
+def usable_cores() -> int:
+    """The cores this process may keep busy: RLI_CORES when set, else every core of the machine.
+    A batch worker is one of several on the machine (core.batch.executors sets it to its share), so
+    the OCR and model threads it starts must fit in that share: OpenMP threads beyond it spin."""
+    return int(positive_number(CORES_ENV, max(1, os.cpu_count() or 1), "cores", int))

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import InspectorError
+from core.settings import CORES_ENV
 
 REPO = str(Path(__file__).resolve().parents[2])
 TaskResult = tuple[str, Any]
@@ -36,6 +37,16 @@ def read_range_task(data: bytes, sha256: str, filename: str, engine: str, start:
         return "error", str(err)
     except Exception as err:  # any failure of one file must stay that file's
         return "error", f"{type(err).__name__}: {err}"
+
+
+def share_of_cores(workers: int) -> int:
+    """The cores each of `workers` processes on this machine may keep busy (at least one)."""
+    return max(1, (os.cpu_count() or 1) // workers)
+
+
+def _use_cores(cores: int) -> None:
+    """A worker's start: the OCR and layout-model threads it starts fit in its share of the cores."""
+    os.environ[CORES_ENV] = str(cores)
 
 
 def _page_count(data: bytes) -> int:
@@ -81,7 +92,8 @@ class ProcessExecutor:
 
     def __init__(self, workers: int):
         self.workers = workers
-        self._pool = futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        self._pool = futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=_use_cores, initargs=(share_of_cores(workers),))
 
     def put(self, data: bytes) -> bytes:
         return data
@@ -112,14 +124,17 @@ class RayExecutor:
 
         self.workers = workers
         self._ray = ray
+        # a task takes one CPU of Ray's (num_cpus=1): its OCR and model threads keep to one core
+        env_vars = {CORES_ENV: "1"}
         try:
             if address:
-                ray.init(address=address, runtime_env={"working_dir": REPO, "excludes": ["workspace", ".git"]},
-                         log_to_driver=False)
+                ray.init(address=address, log_to_driver=False,
+                         runtime_env={"working_dir": REPO, "excludes": ["workspace", ".git"], "env_vars": env_vars})
             else:
                 # local workers inherit the driver's environment: make `core` importable there
                 os.environ["PYTHONPATH"] = REPO + os.pathsep + os.environ.get("PYTHONPATH", "")
-                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
+                         runtime_env={"env_vars": env_vars})
         except Exception as err:  # Ray raises plain Exception / ConnectionError when it cannot start or connect
             raise RayUnavailable(
                 f"Ray could not {'connect to ' + address if address else 'start locally'} "

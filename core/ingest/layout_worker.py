@@ -12,12 +12,13 @@ import subprocess
 import sys
 import threading
 import time
+from collections import deque
 from pathlib import Path
 
 import pymupdf
 
 from core.ingest.image_cap import drop_oversized_masks
-from core.settings import positive_number
+from core.settings import positive_number, usable_cores
 
 
 def load_layout_model() -> None:
@@ -76,7 +77,8 @@ class LayoutWorker:
     def __init__(self, model_threads: int | None = None) -> None:
         self._proc: subprocess.Popen | None = None
         self._doc_key: str | None = None
-        self._asked_at = 0.0  # when the page now being answered was requested
+        self._asked: deque[tuple[int, float]] = deque()  # (page, when requested) of each page still to answer
+        self._answered_at = 0.0  # when the last answer came: the next queued page started then at the latest
         self.model_threads = model_threads  # None: ONNX Runtime's default (every core)
         self.lock = threading.Lock()  # one document at a time per worker
 
@@ -90,11 +92,13 @@ class LayoutWorker:
             [sys.executable, "-c", "from core.ingest.layout_worker import serve_layout; serve_layout()"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=root)
         self._proc, self._doc_key = proc, None
+        self._asked.clear()
         atexit.register(self.close)
         return proc
 
     def reset(self) -> None:
         proc, self._proc = self._proc, None
+        self._asked.clear()  # the pages queued on the dead child are answered by nobody
         if proc is not None:
             proc.kill()
 
@@ -127,20 +131,28 @@ class LayoutWorker:
             self._doc_key = key
 
     def request(self, index: int) -> None:
+        """Queue page `index`: the child answers its requests in order, so a second page waiting in
+        its pipe starts the moment the first is answered, not when the parent next comes round."""
         _send(self._proc.stdin, ("page", index))
-        self._asked_at = time.monotonic()
+        self._asked.append((index, time.monotonic()))
 
-    def result(self) -> list[ModelBox]:
-        """The answer to the last request; LayoutCrashed (and a fresh child) when it died or took
-        longer than the per-page cap, counted from the request (the parent reads the page meanwhile)."""
+    def result(self, index: int) -> list[ModelBox]:
+        """The answer for page `index`, the oldest request; LayoutCrashed (and a fresh child) when
+        the child died or took longer than the per-page cap, counted from when it could start on
+        the page (the parent reads the page meanwhile). A page queued on a child that was then
+        restarted (a crash on the page before it) is LayoutCrashed too: the new child never had it."""
         proc = self._proc
+        if proc is None or not self._asked or self._asked[0][0] != index:
+            raise LayoutCrashed("the layout process was restarted after a crash on an earlier page")
         cap = page_seconds_cap()
+        started = max(self._asked.popleft()[1], self._answered_at)
         try:
-            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, self._asked_at + cap - time.monotonic()))
+            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, started + cap - time.monotonic()))
             if not ready:
                 raise TimeoutError(f"the layout model took over {cap:g} s on this page "
                                    f"(the cap; raise it with {PAGE_SECONDS_ENV})")
             status, payload = _recv(proc.stdout)
+            self._answered_at = time.monotonic()
         except (EOFError, OSError, TimeoutError, pickle.UnpicklingError) as err:
             self.reset()
             raise LayoutCrashed(str(err) or type(err).__name__) from None
@@ -200,21 +212,23 @@ def default_pool_size() -> int:
         if size < 1:
             raise ValueError(f"RLI_LAYOUT_WORKERS must be at least 1, got {raw!r}")
         return size
-    return max(1, os.cpu_count() or 1)
+    return usable_cores()
 
 
 class LayoutPool:
     """Several layout processes (one model each), so the pages of one PDF run on every core.
 
-    Page i goes to worker i % size; at most `size` pages are in flight, one per worker, and the
-    caller collects them in page order, so results come back in page order without reordering.
-    Each worker keeps its own crash handling: a crash costs that page only.
+    Page i goes to worker i % size; each worker has up to PAGES_QUEUED (core.ingest.pdf) pages
+    queued, and the caller collects them in page order, so results come back in page order without
+    reordering. Each worker keeps its own crash handling: a crash costs that page, and the page
+    queued behind it on the same worker.
     """
 
     def __init__(self, size: int | None = None) -> None:
         size = size or default_pool_size()
         # the cores shared out: one pool of N on C cores gives each model C // N threads
-        threads = max(1, (os.cpu_count() or 1) // size) if size > 1 else None
+        whole_machine = size == 1 and usable_cores() >= (os.cpu_count() or 1)
+        threads = None if whole_machine else max(1, usable_cores() // size)
         self.workers = [LayoutWorker(threads) for _ in range(size)]
         self.lock = threading.Lock()  # one document at a time per pool
 

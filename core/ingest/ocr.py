@@ -36,7 +36,7 @@ from core.geometry import area, overlap_area
 from core.ingest.ocr_confidence import TsvRow, read_tsv_rows, start_tsv
 from core.ingest.scan_marks import ScanMarks, find_marks
 from core.model import BBox
-from core.settings import positive_number
+from core.settings import positive_number, usable_cores
 
 MIN_TEXT_CHARS = 20  # fewer usable characters than this on an image-covered page: scanned
 MIN_IMAGE_SHARE = 0.4  # the share of the page that images must cover
@@ -179,8 +179,8 @@ OCR_WORKERS_ENV = "RLI_OCR_WORKERS"
 
 
 def ocr_workers() -> int:
-    """How many pages are OCR'd at once: RLI_OCR_WORKERS when set, else one per core."""
-    return positive_number(OCR_WORKERS_ENV, max(1, os.cpu_count() or 1), "processes", int)
+    """How many pages are OCR'd at once: RLI_OCR_WORKERS when set, else one per usable core."""
+    return positive_number(OCR_WORKERS_ENV, usable_cores(), "processes", int)
 
 
 def ocr_pages(doc: pymupdf.Document, indexes: Sequence[int], settings: OcrSettings,
@@ -189,7 +189,7 @@ def ocr_pages(doc: pymupdf.Document, indexes: Sequence[int], settings: OcrSettin
     per page only waits on it while the cores do the work. Each Tesseract gets its share of the
     cores (OMP_THREAD_LIMIT) so parallel pages do not fight over them."""
     workers = max(1, min(ocr_workers(), len(indexes)))
-    threads = max(1, (os.cpu_count() or 1) // workers)
+    threads = max(1, usable_cores() // workers)
     # the page bytes are cut here, in one thread: a pymupdf Document is not safe to share across threads
     requests = {i: _one_page_pdf(doc, i) for i in indexes}
     with ThreadPoolExecutor(workers) as pool:
@@ -250,8 +250,10 @@ def ocr_words(page: pymupdf.Page, settings: OcrSettings, tessdata: str) -> OcrPa
     pix = _as_pixmap(pixels)
     pix.set_dpi(dpi, dpi)
     rows = read_tsv_rows(start_tsv(pix.tobytes("png"), settings.language, dpi, tessdata), settings.timeout)
-    reader = "the tesseract command" if rows else f"PyMuPDF {pymupdf.VersionBind}"
-    words = _tsv_words(rows, dpi / 72, marks) if rows else _mupdf_words(pix, page.rect.width, settings, tessdata, marks)
+    # a blank scan is read once: only a command that is missing or failed falls back to MuPDF's OCR
+    reader = "the tesseract command" if rows is not None else f"PyMuPDF {pymupdf.VersionBind}"
+    words = (_tsv_words(rows, dpi / 72, marks) if rows is not None
+             else _mupdf_words(pix, page.rect.width, settings, tessdata, marks))
     words += _leader_words(words, marks, max((w.line for w in words), default=-1) + 1)
     return OcrPage(tuple(words), dpi, marks=marks, reader=reader)
 

@@ -28,16 +28,19 @@ def start_tsv(png: bytes, language: str, dpi: int, tessdata: str) -> subprocess.
     return proc
 
 
-def read_tsv_rows(proc: subprocess.Popen | None, timeout: float) -> list[TsvRow]:
-    """Tesseract's words with their boxes, confidences, text and line (empty when it failed)."""
+def read_tsv_rows(proc: subprocess.Popen | None, timeout: float) -> list[TsvRow] | None:
+    """Tesseract's words with their boxes, confidences, text and line; None when it did not run or
+    failed (an empty list is a page it read and found no words on: a blank scan)."""
     if proc is None:
-        return []
+        return None
     try:
         out = proc.stdout.read()
         proc.wait(timeout=timeout)
     except (OSError, subprocess.TimeoutExpired):
         proc.kill()
-        return []
+        return None
+    if proc.returncode != 0:
+        return None
     words = []
     for row in out.decode("utf-8", "replace").splitlines()[1:]:
         cols = row.split("\t")

@@ -35,6 +35,9 @@ from core.text import DROPPED_GLYPHS_RULE, SYMBOL_GLYPHS_RULE, clean_text, map_s
 
 ENGINES = ("layout", "fast")
 OVERPRINT_RULE = "overprinted_duplicates"  # lines printed twice at one place, read once (page_facts)
+# pages waiting on each layout process: with two, the next page is already in the child's pipe when it
+# answers, instead of waiting for this process to finish reading the page before
+PAGES_QUEUED = 2
 INGEST_VERSION = "1"  # bump when the elements an engine emits change, so stored outputs can be told apart
 
 ProgressFn = Callable[[int, int], None]
@@ -203,8 +206,8 @@ def _read_with_pool(opened: OpenedPdf, sha256: str, filename: str, engine: str, 
 
 def _read_pages(opened: OpenedPdf, sha256: str, filename: str, pool: LayoutPool | None,
                 indices: range, progress: ProgressFn | None, ocr_pages: set[int]) -> PageReads:
-    """Keep one page in flight on every layout process while this process reads the pages' text and
-    drawings; collect the model's answers in page order. Whether the document has page-label
+    """Keep PAGES_QUEUED pages queued on every layout process while this process reads the pages'
+    text and drawings; collect the model's answers in page order. Whether the document has page-label
     rules is asked once (see read_page); `ocr_pages`: the page numbers given an OCR text layer."""
     doc = opened.doc
     labels = bool(doc.get_page_labels())
@@ -214,7 +217,7 @@ def _read_pages(opened: OpenedPdf, sha256: str, filename: str, pool: LayoutPool 
     ahead = iter(indices)
     try:
         for index in indices:
-            while pool and len(requested) < pool.size and (nxt := next(ahead, None)) is not None:
+            while pool and len(requested) < pool.size * PAGES_QUEUED and (nxt := next(ahead, None)) is not None:
                 # an image over the pixel cap is never decoded, so the model is not asked for its page
                 oversized[nxt] = oversized_image(doc.load_page(nxt))
                 requested[nxt] = (not oversized[nxt]
@@ -262,7 +265,7 @@ def _collect_model_drafts(worker: LayoutWorker, requested: bool, page: pymupdf.P
             raise LayoutCrashed(skipped)
         if not requested:
             raise LayoutCrashed("the layout process could not be reached")
-        reads.model.append(layout_drafts(page, facts, worker.result()))
+        reads.model.append(layout_drafts(page, facts, worker.result(index)))
     except LayoutCrashed as err:
         reads.crashed[index + 1] = str(err)
         reads.model.append(None)

@@ -4,19 +4,21 @@ by SHA-256; one failed row per bad file; shards and a manifest. Ray itself start
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pandas as pd
 import pytest
 
 from core import cli
-from core.batch.executors import RayExecutor, SerialExecutor
+from core.batch.executors import ProcessExecutor, RayExecutor, SerialExecutor
 from core.batch.export import batch_export
 from core.batch.ingest import batch_ingest
 from core.batch.plan import page_ranges
 from core.chunks.pipeline import chunks_for
 from core.chunks.policy import load_policy
 from core.ingest.pipeline import ingest_path
+from core.settings import CORES_ENV
 from core.store.opening import open_workspace
 
 SAMPLES = ("keihi_seisan_kitei.pdf", "shinseisho_form.pdf", "spread_a3.pdf")
@@ -132,13 +134,27 @@ def test_batch_on_local_ray_stores_the_same_documents_and_resumes(tmp_path, corp
     try:
         first = batch_ingest(ws, [corpus], engine="fast", executor=executor, per_task=2)  # both kinds of task
         again = batch_ingest(ws, [corpus], engine="fast", executor=executor)
+        # a task holds one of Ray's CPUs, so its OCR and model threads keep to one core
+        cores = executor._ray.get(executor._ray.remote(lambda: __import__("os").environ.get("RLI_CORES")).remote())
     finally:
         executor.close()
+    assert cores == "1"
     assert (first.count("done"), first.count("failed"), first.runner) == (3, 1, "ray")
     assert (again.count("done"), again.count("skipped")) == (0, 3)
     for doc_id, expected in serial_reference(tmp_path, sample_docs).items():
         assert ws.load_machine_document(doc_id).pages == expected.pages
     ws.close()
+
+
+def test_each_worker_process_keeps_its_threads_to_its_share_of_the_cores():
+    """Tesseract's OpenMP threads spin: two workers each starting one per core on two cores made a
+    batch with scanned pages no faster than one process."""
+    executor = ProcessExecutor(2)
+    try:
+        seen = executor._pool.submit(os.getenv, CORES_ENV).result()
+    finally:
+        executor.close()
+    assert seen == str(max(1, (os.cpu_count() or 1) // 2))
 
 
 def test_a_ray_cluster_that_does_not_answer_is_one_message(tmp_path, corpus, capsys):

@@ -234,6 +234,30 @@ def open_document_page(page, app_server, reviewer: str, number: int, page_count:
     sign_in_and_go_to_page(page, reviewer, number, page_count)
 
 
+def relabels_of(ws, doc_id: str, target: str) -> list[tuple[str, str]]:
+    """(reviewer, category) of every relabel of `target` in the log, oldest first."""
+    return [(e.actor, e.payload["category"]) for e in ws.events(doc_id) if e.payload.get("target") == target]
+
+
+def race_two_relabels(first, second, relabels) -> None:
+    """Both reviewers have one element open. 鈴木 (second) picks list_item, then 田中 (first) saves
+    text: 鈴木's save is refused with Reload and overwrites nothing; after Reload it lands.
+    `relabels()` reads the log's relabels of the element."""
+    choose_option(second, "Category", f"{Category.LIST_ITEM.label_ja} · list_item")
+    choose_option(first, "Category", f"{Category.TEXT.label_ja} · text")
+    first.get_by_role("button", name="Relabel", exact=True).click()
+    wait_for_text(first, "Relabelled")
+    second.get_by_role("button", name="Relabel", exact=True).click()
+    wait_for_text(second, "changed in another session")
+    assert relabels() == [("田中", "text")]
+    second.get_by_role("button", name="Reload", exact=True).click()
+    second.get_by_text("changed in another session").first.wait_for(state="hidden", timeout=STEP_TIMEOUT_MS)
+    choose_option(second, "Category", f"{Category.LIST_ITEM.label_ja} · list_item")
+    second.get_by_role("button", name="Relabel", exact=True).click()
+    wait_for_text(second, "Relabelled")
+    assert relabels() == [("田中", "text"), ("鈴木", "list_item")]
+
+
 def test_two_sessions_the_stale_one_gets_a_conflict_and_reload_and_nothing_is_overwritten(
         app_server, browser_page, chromium):
     doc_id, doc = sample_document(app_server.workspace)
@@ -246,30 +270,9 @@ def test_two_sessions_the_stale_one_gets_a_conflict_and_reload_and_nothing_is_ov
             open_document_page(page, app_server, who, 2, doc.page_count)
             click_on_page(page, target.bbox, width)
             wait_for_text(page, target.id)
-        # the second reviewer picks a category, then the first one saves a change
-        choose_option(second, "Category", f"{Category.LIST_ITEM.label_ja} · list_item")
-        choose_option(first, "Category", f"{Category.TEXT.label_ja} · text")
-        first.get_by_role("button", name="Relabel", exact=True).click()
-        wait_for_text(first, "Relabelled")
-
-        # the second reviewer's view is stale now: their save is refused, with a way to reload
-        second.get_by_role("button", name="Relabel", exact=True).click()
-        wait_for_text(second, "changed in another session")
         ws = open_workspace(app_server.workspace)
         try:
-            mine = [e for e in ws.events(doc_id) if e.payload.get("target") == target.id]
-            assert [(e.actor, e.payload["category"]) for e in mine] == [("田中", "text")]
-        finally:
-            ws.close()
-        second.get_by_role("button", name="Reload", exact=True).click()
-        second.get_by_text("changed in another session").first.wait_for(state="hidden", timeout=STEP_TIMEOUT_MS)
-        choose_option(second, "Category", f"{Category.LIST_ITEM.label_ja} · list_item")
-        second.get_by_role("button", name="Relabel", exact=True).click()
-        wait_for_text(second, "Relabelled")
-        ws = open_workspace(app_server.workspace)
-        try:
-            mine = [e for e in ws.events(doc_id) if e.payload.get("target") == target.id]
-            assert [(e.actor, e.payload["category"]) for e in mine] == [("田中", "text"), ("鈴木", "list_item")]
+            race_two_relabels(first, second, lambda: relabels_of(ws, doc_id, target.id))
             assert corrected_document(ws, doc_id).element(target.id).category is Category.LIST_ITEM
         finally:
             ws.close()

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from core.categories import Category
 from core.review.corrections import corrected_document
 from core.store.postgres import PostgresWorkspace
-from test_review_browser import (FIRST_VISIT_TIMEOUT_MS, SOURCE, STEP_TIMEOUT_MS, choose_option, click_on_page,
-                                 open_document_page, wait_for_text)
+from test_review_browser import (FIRST_VISIT_TIMEOUT_MS, SOURCE, click_on_page, open_document_page, race_two_relabels,
+                                 relabels_of, wait_for_text)
 
 pytestmark = pytest.mark.browser
 
@@ -30,14 +29,6 @@ def the_sample(url: str, cache):
         ws.close()
 
 
-def relabels_of(url: str, cache, doc_id: str, target: str) -> list[tuple[str, str]]:
-    ws = PostgresWorkspace(url, cache=cache)
-    try:
-        return [(e.actor, e.payload["category"]) for e in ws.events(doc_id) if e.payload.get("target") == target]
-    finally:
-        ws.close()
-
-
 def test_two_app_processes_on_one_postgresql_share_saves_and_refuse_a_stale_one(two_servers, chromium, tmp_path):
     server_a, server_b, url = two_servers
     contexts = [chromium.new_context(viewport={"width": 1600, "height": 1100}) for _ in range(2)]
@@ -53,21 +44,11 @@ def test_two_app_processes_on_one_postgresql_share_saves_and_refuse_a_stale_one(
             click_on_page(page, target.bbox, width)
             wait_for_text(page, target.id)
 
-        choose_option(second, "Category", f"{Category.LIST_ITEM.label_ja} · list_item")
-        choose_option(first, "Category", f"{Category.TEXT.label_ja} · text")
-        first.get_by_role("button", name="Relabel", exact=True).click()
-        wait_for_text(first, "Relabelled")
-
-        # the other process's view is stale: its save is refused, nothing is overwritten
-        second.get_by_role("button", name="Relabel", exact=True).click()
-        wait_for_text(second, "changed in another session")
-        assert relabels_of(url, tmp_path / "check", doc_id, target.id) == [("田中", "text")]
-        second.get_by_role("button", name="Reload", exact=True).click()
-        second.get_by_text("changed in another session").first.wait_for(state="hidden", timeout=STEP_TIMEOUT_MS)
-        choose_option(second, "Category", f"{Category.LIST_ITEM.label_ja} · list_item")
-        second.get_by_role("button", name="Relabel", exact=True).click()
-        wait_for_text(second, "Relabelled")
-        assert relabels_of(url, tmp_path / "check", doc_id, target.id) == [("田中", "text"), ("鈴木", "list_item")]
+        ws = PostgresWorkspace(url, cache=tmp_path / "check")
+        try:
+            race_two_relabels(first, second, lambda: relabels_of(ws, doc_id, target.id))
+        finally:
+            ws.close()
 
         # the first process shows the second's save after a rerun (its audit page, opened anew)
         first.goto(f"{server_a.url}/audit?doc={doc_id}")

@@ -53,3 +53,20 @@ def test_each_model_of_a_pool_gets_its_share_of_the_cores(sample_docs):
         environ = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
         assert b"RLI_MODEL_THREADS=" + share in environ
     assert all(w.model_threads is None for w in layout_pool(1).workers)  # one model: ONNX's default
+
+
+def test_a_crash_costs_the_page_queued_behind_it_and_later_pages_stay_in_order(realdata):
+    """Each layout process has the next page queued; when the model crashes MuPDF on a page, the
+    page queued behind it on the same process falls back to the fast engine too (its fresh process
+    never had it), and every later page is the model's answer for that page, not a neighbour's."""
+    import pymupdf
+    source = pymupdf.open(realdata / "pdfs" / "ja" / "ai_jigyosha_guideline_honpen_siryo1.pdf")
+    source.select([21, 20, 20, 19])  # page 22 crashes MuPDF inside the model
+    reads, doc = layout_pages(source.tobytes(garbage=3, deflate=True), 1)
+    assert sorted(reads.crashed) == [1, 2]
+    assert "restarted after a crash" in reads.crashed[2]
+    assert {e.source for e in doc.pages[2].elements} == {"layout"} == {e.source for e in doc.pages[3].elements}
+    for number in (3, 4):  # the answer that page got is for that page: its own words, not its neighbour's
+        said = "".join(e.text for e in doc.pages[number - 1].elements).replace(" ", "")
+        words = [w[4] for w in source[number - 1].get_text("words")]
+        assert sum(w in said for w in words) >= 0.8 * len(words)

@@ -195,3 +195,14 @@ def test_scanned_pages_are_read_two_at_a_time_with_the_same_words_as_one_at_a_ti
     assert [w.text for w in both[1].words] == [w.text for w in serial[1].words]
     assert "交通費" in flat("".join(w.text for w in both[1].words))
     assert len(started) == 2 and abs(started[1] - started[0]) < 1.0  # the second did not wait for the first
+
+
+def test_a_blank_scan_is_read_once_by_the_tesseract_command(workspace, tesseract):
+    """Failed before: Tesseract finding no word on a page was taken for a missing command, and the
+    page was OCR'd a second time by MuPDF (whose notice then named PyMuPDF)."""
+    blank = pymupdf.open()
+    blank.new_page(width=300, height=300)
+    result = ingest_bytes(workspace, scanned_pdf(blank.tobytes()), "blank.pdf", engine="fast")
+    page = workspace.load_machine_document(result.record.doc_id, "fast").pages[0]
+    assert page.notice.startswith("scanned page, OCR'd with Tesseract (the tesseract command")
+    assert "0 words" in page.notice
