@@ -264,6 +264,8 @@ class Audit:
     in_box: int = 0  # the value's text is printed inside its widget's box (a value printed only
     # elsewhere is not counted: the filled values repeat, so another box may print the same text)
     unprinted: list[str] = field(default_factory=list)  # "reason: item"
+    empties: int = 0  # truth values left empty
+    empties_printed: int = 0  # ... whose box (a border, a rule) is printed, so an empty value has a place
     marks: int = 0
     marks_readable: int = 0  # a tick is drawn inside a selected box / an unselected box is printed at all
     key_tooltip: int = 0  # truth key taken from /TU
@@ -273,11 +275,12 @@ class Audit:
 
     @property
     def readable(self) -> int:
-        return self.in_box + self.marks_readable
+        return self.in_box + self.empties_printed + self.marks_readable
 
     def line(self, name: str) -> str:
-        total = self.values + self.marks
+        total = self.values + self.empties + self.marks
         return (f"{name[:60]:<60} values {self.in_box}/{self.values} printed in their box  "
+                f"empty boxes {self.empties_printed}/{self.empties} printed  "
                 f"marks {self.marks_readable}/{self.marks} readable  on paper {self.readable}/{total}  "
                 f"keys: tooltip {self.key_tooltip} name {self.key_name} printed {self.key_printed} "
                 f"labelled {self.key_label}")
@@ -325,7 +328,12 @@ def audit_truth(widget_page_keys: dict[int, str], truths: list[Truth], baked: py
             if not ok:
                 a.unprinted.append(("no tick drawn in the box: " if t.state == "selected"
                                     else "box not printed: ") + item)
-        elif t.value:
+        elif not t.value:
+            a.empties += 1
+            a.empties_printed += _box_printed(page, rect)
+            if not _box_printed(page, rect):
+                a.unprinted.append("empty box not printed (no border, rule or text there): " + item)
+        else:
             a.values += 1
             shown = norm(page.get_text("text", clip=_near(rect)))
             if norm(t.value) in shown:
