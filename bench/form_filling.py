@@ -57,13 +57,19 @@ def fill_form(data: bytes) -> bytes:
     doc = pymupdf.open(stream=data, filetype="pdf")
     text_index = mark_index = 0
     chosen_groups: set[str] = set()
+    # Widgets that share a field name are one field with one value, printed in each of them: a new
+    # value per widget would leave the earlier widgets showing a value the field no longer holds.
+    field_values: dict[str, str] = {}
     for page in doc:
         for w in list(page.widgets()):
             kind = w.field_type
             if kind == pymupdf.PDF_WIDGET_TYPE_TEXT and not (w.field_flags or 0) & 1:  # 1: read-only
                 size = w.text_fontsize or 9.0
                 rect = w.rect
-                value = fitting_value(text_index, rect.width, min(size, rect.height * 0.8), w.text_maxlen or 0)
+                value = field_values.get(w.field_name or "") or fitting_value(
+                    text_index, rect.width, min(size, rect.height * 0.8), w.text_maxlen or 0)
+                if w.field_name:
+                    field_values.setdefault(w.field_name, value)
                 text_index += 1
                 if any(ord(ch) > 0x2E7F for ch in value):
                     w.text_font = "japan"

@@ -93,6 +93,7 @@ class Score:
     misses: list[str] = field(default_factory=list)
     extras: list[str] = field(default_factory=list)
     wrong_states: list[str] = field(default_factory=list)
+    audit: "Audit | None" = None  # what the baked page prints of its truth (real forms only)
 
     def add(self, other: "Score") -> None:
         for name in ("truth", "predicted", "matched", "key_agree", "key_total", "marks", "states_right", "empty_found",
@@ -253,6 +254,114 @@ def widget_truth(pdf: pymupdf.Document) -> list[Truth]:
     return out
 
 
+# ---- is the truth on paper? ---------------------------------------------------------------------
+@dataclass
+class Audit:
+    """What a baked page prints of its truth: a value or tick not printed anywhere cannot be read from
+    paper, and a key that is only a field name or tooltip cannot be matched by printed words. These
+    items stay in the truth (they count as misses); here they are counted and listed with the reason."""
+    values: int = 0
+    in_box: int = 0  # the value's text is printed inside its widget's box (a value printed only
+    # elsewhere is not counted: the filled values repeat, so another box may print the same text)
+    unprinted: list[str] = field(default_factory=list)  # "reason: item"
+    empties: int = 0  # truth values left empty
+    empties_printed: int = 0  # ... whose box (a border, a rule) is printed, so an empty value has a place
+    marks: int = 0
+    marks_readable: int = 0  # a tick is drawn inside a selected box / an unselected box is printed at all
+    key_tooltip: int = 0  # truth key taken from /TU
+    key_name: int = 0  # truth key taken from the field name (no tooltip)
+    key_printed: int = 0  # the truth key's words are printed on the page
+    key_label: int = 0  # the widget path found a printed label (what key agreement scores against)
+
+    @property
+    def readable(self) -> int:
+        return self.in_box + self.empties_printed + self.marks_readable
+
+    def line(self, name: str) -> str:
+        total = self.values + self.empties + self.marks
+        return (f"{name[:60]:<60} values {self.in_box}/{self.values} printed in their box  "
+                f"empty boxes {self.empties_printed}/{self.empties} printed  "
+                f"marks {self.marks_readable}/{self.marks} readable  on paper {self.readable}/{total}  "
+                f"keys: tooltip {self.key_tooltip} name {self.key_name} printed {self.key_printed} "
+                f"labelled {self.key_label}")
+
+
+def _near(rect: pymupdf.Rect, pad: float = 2.0) -> pymupdf.Rect:
+    return pymupdf.Rect(rect.x0 - pad, rect.y0 - pad, rect.x1 + pad, rect.y1 + pad)
+
+
+def _tick_inside(page: pymupdf.Page, rect: pymupdf.Rect) -> bool:
+    """A selection mark drawn in the box: a glyph centred in it, or a path smaller than the box inside it
+    (the box's own border or background is as large as the box)."""
+    for block in page.get_text("rawdict", clip=rect)["blocks"]:
+        for line in block.get("lines", ()):
+            for span in line["spans"]:
+                if any(ch["c"].strip() and pymupdf.Rect(ch["bbox"]).intersects(rect) for ch in span["chars"]):
+                    return True
+    area = abs(rect)
+    return any(_near(rect, 1).contains(d["rect"]) and abs(d["rect"]) < 0.8 * area
+               for d in page.get_drawings() if d["rect"].intersects(rect))
+
+
+def _box_printed(page: pymupdf.Page, rect: pymupdf.Rect) -> bool:
+    return any(d["rect"].intersects(_near(rect)) for d in page.get_drawings()) or bool(
+        page.get_text("text", clip=_near(rect)).strip())
+
+
+def audit_truth(widget_page_keys: dict[int, str], truths: list[Truth], baked: pymupdf.Document,
+                keys: dict[int, str]) -> Audit:
+    """Check each truth item against the baked pages: is its value (or tick) printed, and is its key?"""
+    a = Audit()
+    page_text = {n: norm(baked[n - 1].get_text()) for n in {t.page for t in truths}}
+    for ti, t in enumerate(truths):
+        page, rect = baked[t.page - 1], pymupdf.Rect(t.bbox)
+        source = widget_page_keys.get(ti, "name")
+        a.key_tooltip += source == "tooltip"
+        a.key_name += source == "name"
+        a.key_printed += bool(norm(t.key)) and norm(t.key) in page_text[t.page]
+        a.key_label += ti in keys
+        item = f"p{t.page} {t.key[:40]!r}={t.value[:24]!r} at {_box(t.bbox)}"
+        if t.is_mark:
+            a.marks += 1
+            ok = _tick_inside(page, rect) if t.state == "selected" else _box_printed(page, rect)
+            a.marks_readable += ok
+            if not ok:
+                a.unprinted.append(("no tick drawn in the box: " if t.state == "selected"
+                                    else "box not printed: ") + item)
+        elif not t.value:
+            a.empties += 1
+            a.empties_printed += _box_printed(page, rect)
+            if not _box_printed(page, rect):
+                a.unprinted.append("empty box not printed (no border, rule or text there): " + item)
+        else:
+            a.values += 1
+            shown = norm(page.get_text("text", clip=_near(rect)))
+            if norm(t.value) in shown:
+                a.in_box += 1
+            else:
+                a.unprinted.append(f"value not printed in its box ({_why_not(norm(t.value), shown)}): {item}")
+    return a
+
+
+def _why_not(value: str, shown: str) -> str:
+    if not shown:
+        return "box empty or hidden"
+    if shown[:3] == value[:3]:
+        return "clipped"
+    return "box shows other text"
+
+
+def key_sources(pdf: pymupdf.Document) -> dict[int, str]:
+    """Truth index → where widget_truth took its key: the /TU tooltip or the field name."""
+    out, ti = {}, 0
+    for page in pdf:
+        for w in page.widgets():
+            if w.field_type_string in MARK_WIDGETS | VALUE_WIDGETS:
+                out[ti] = "tooltip" if w.field_label else "name"
+                ti += 1
+    return out
+
+
 def original_keys(truths: list[Truth], original: Sequence[FormField]) -> dict[int, str]:
     """Truth index → the key the widget path finds for that widget on the unflattened original, for
     the widgets whose key is a printed label (not the tooltip or the field name, which a flattened
@@ -273,12 +382,14 @@ def bench_real(path: Path, engine: str, filled: bool = False) -> Score:
         data = fill_form(data)
     original = pymupdf.open(stream=data, filetype="pdf")
     truths = widget_truth(original)
+    sources = key_sources(original)
     keys = original_keys(truths, ingest_fields(data, path.name, engine))
     original.bake()
     flat = original.tobytes()
     fields = ingest_fields(flat, f"flat_{path.name}", engine)
     label = "filled+flattened" if filled else "flattened"
     s = score(f"{label} {path.name}", truths, fields, keys, include_radio=False)
+    s.audit = audit_truth(sources, truths, pymupdf.open(stream=flat, filetype="pdf"), keys)
     s.seconds = time.perf_counter() - started
     return s
 
@@ -363,6 +474,28 @@ def summary(rows: Sequence[Row]) -> list[str]:
     return out
 
 
+def audit_report(rows: Sequence[Row], show_hold_out: bool) -> list[str]:
+    """Per form and variant (engine-free: it is about the baked page), how much of the truth is on
+    paper; the items that are not, with the reason (hold-out: reasons counted, items not listed)."""
+    out = ["", "truth on paper (baked page; unprinted items stay in the truth and count as misses)"]
+    seen: set[tuple[str, str]] = set()
+    for r in rows:
+        a = r.score.audit
+        if a is None or (r.form, r.variant) in seen:
+            continue
+        seen.add((r.form, r.variant))
+        out.append(a.line(f"{r.variant:<6} {r.half:<8} {r.form}"))
+        if r.half == "tune" or show_hold_out:
+            out += [f"    not on paper: {item}" for item in a.unprinted]
+        else:
+            reasons: dict[str, int] = {}
+            for item in a.unprinted:
+                reason = item.split(":")[0]
+                reasons[reason] = reasons.get(reason, 0) + 1
+            out += [f"    not on paper: {reason} x{n}" for reason, n in sorted(reasons.items())]
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engine", default="fast", choices=("fast", "layout", "both"))
@@ -401,6 +534,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print("\n".join(summary(rows)))
     print("targets (filled, every engine, each half): value F1 >= 0.90, key agreement >= 0.90, state accuracy >= 0.98")
+    print("\n".join(audit_report(rows, args.show_hold_out)))
     for s in results:
         if s.name not in quiet and (s.misses or s.extras or s.wrong_states):
             print(f"\n--- {s.name}")

@@ -218,7 +218,27 @@ def page_units(doc: Document, page: Page) -> tuple[Unit, ...]:
                                 font=font))
     reviewed = {e.id for e in page.elements if "reviewer:set_selection" in e.rules}
     dingbats = {e.id for e in page.elements if any("dingbat" in str(f).lower() for f in (e.attr("fonts") or ()))}
-    return _ticks_inside(out, reviewed, dingbats)
+    return _lone_ticks(_ticks_inside(out, reviewed, dingbats), dingbats)
+
+
+# ZapfDingbats check marks and crosses ("3" ✓, "4" ✔, "5"-"8" ✕✖✗✘): what a flattened check box
+# prints when ticked; its bullets ("l" ●, "n" ■, "u" ◆) are not among them
+DINGBAT_TICKS = frozenset("345678")
+
+
+def _lone_ticks(units: tuple[Unit, ...], dingbats: set[str]) -> tuple[Unit, ...]:
+    """A dingbat check mark printed on its own, in no box the page reader kept, is a ticked check box:
+    a flattened box whose appearance draws no border, or whose square a layout model took into a
+    figure. Only a unit that is the glyph alone counts (a bullet shares its line with the text);
+    a tick inside a kept box was already taken by that box (_ticks_inside)."""
+    def lone_tick(u: Unit) -> bool:
+        return u.kind == "text" and u.text.strip() in DINGBAT_TICKS and u.element_id in dingbats and (
+            "dingbat" in u.font.lower() or not u.font)
+
+    if not any(lone_tick(u) for u in units):
+        return units
+    return tuple(replace(u, kind="mark", category=C.SELECTION_MARK, state="selected", text="✓")
+                 if lone_tick(u) else u for u in units)
 
 
 def _ticks_inside(units: list[Unit], reviewed: set[str], dingbats: set[str] = frozenset()) -> tuple[Unit, ...]:

@@ -93,9 +93,11 @@ def value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Unit
             return found
     if YEAR_PREFIX.match(key.text.strip()):
         return None  # ", 20" labels only a ruled blank, never the printed text beside it
-    if not form_page or not key_like(key, form_page) or (
-            key.category not in LOOSE_KEY_CATEGORIES and not COLON_END.search(key.text)):
+    if not form_page or (key.category not in LOOSE_KEY_CATEGORIES and not COLON_END.search(key.text)):
         return None  # text beside text inside a table or figure is a row of data, not a filled field
+    if not key_like(key, form_page):
+        # a long question ("…? Is it too hot or too cold?") labels only what was typed under it
+        return _typed_below(look, QUESTION_END.search(key.text) or COLON_END.search(key.text))
     return _text_to_the_right(look) or _text_below_colon_key(look)
 
 
@@ -218,18 +220,41 @@ def _text_to_the_right(look: _Look) -> Found | None:
     return None
 
 
+QUESTION_END = re.compile(r"[?？]\s*$")
+
+
 def _text_below_colon_key(look: _Look) -> Found | None:
-    """A key ending in ： takes the text directly below it."""
-    kb, h = look.kb, look.h
-    if not COLON_END.search(look.key.text):
+    """A key ending in ： takes the text directly below it; a key ending in ： or ? (a question)
+    also takes what was typed under it (_typed_below)."""
+    kb, h, key = look.kb, look.h, look.key
+    if COLON_END.search(key.text):
+        below = [u for u in look.texts if u.id not in look.exclude and _valueish(u) and u.bbox[1] >= kb[3] - 1
+                 and u.bbox[1] - kb[3] <= 1.0 * h and abs(u.bbox[0] - kb[0]) <= 1.5 * h]
+        if below:
+            nearest = min(below, key=lambda u: u.bbox[1])
+            if not _key_like_colon(nearest):
+                return nearest, 0.5
+    return _typed_below(look, QUESTION_END.search(key.text) or COLON_END.search(key.text))
+
+
+def _typed_below(look: _Look, asks: object) -> Found | None:
+    """Under a caption that asks (ends in ： or ?), the first line below it, at its left
+    edge, alone on its row and set in another size than the caption (within 2.5 heights: a layout
+    model's tight line boxes leave more room than the text's own): what was typed under the
+    question on a filled form (print below a caption is in the caption's size)."""
+    kb, h, key = look.kb, look.h, look.key
+    if not asks:
         return None
-    below = [u for u in look.texts if u.id not in look.exclude and _valueish(u) and u.bbox[1] >= kb[3] - 1
-             and u.bbox[1] - kb[3] <= 1.0 * h and abs(u.bbox[0] - kb[0]) <= 1.5 * h]
-    if below:
-        nearest = min(below, key=lambda u: u.bbox[1])
-        if not _key_like_colon(nearest):
-            return nearest, 0.5
-    return None
+    below = [u for u in look.texts if u.id not in look.exclude and u.bbox[1] >= kb[3] - 1
+             and u.bbox[1] - kb[3] <= 2.5 * h and abs(u.bbox[0] - kb[0]) <= 1.5 * h]
+    if not below:
+        return None
+    nearest = min(below, key=lambda u: u.bbox[1])
+    if not _valueish(nearest) or _key_like_colon(nearest) or same_size(nearest, key) or nearest.rows:
+        return None
+    if any(u.id != nearest.id and same_row(u.bbox, nearest.bbox) for u in look.texts):
+        return None
+    return nearest, 0.5
 
 
 def _boxes_below(r: Rulings, kb: BBox, h: float) -> list[BBox]:

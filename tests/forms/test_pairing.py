@@ -370,3 +370,36 @@ def test_blanks_printed_as_underscores_are_lines_to_write_on(tmp_path):
     doc = corrected_document(ws, ingest_bytes(ws, pdf.tobytes(), "blanks.pdf", engine="fast").record.doc_id)
     ws.close()
     assert {f.key: f.value for f in extract_fields(doc)} == {"what?": "toast", "how much?": "one glass"}
+
+
+def test_a_dingbat_tick_printed_alone_is_a_ticked_check_box_but_a_dingbat_bullet_before_text_is_not(tmp_path):
+    """A flattened check box whose appearance draws no border prints only its tick (a layout model
+    may also take the box's square into a figure): the tick is the box. A dingbat on the line of the
+    text it leads is a bullet."""
+    def draw(page):
+        for i, label in enumerate(("Full membership", "Reduced membership")):
+            y = 200 + 24 * i
+            page.insert_text((100, y), "4", fontname="zadb", fontsize=12)  # ✔, no box drawn around it
+            page.insert_text((120, y), label, fontsize=11)
+        page.insert_text((100, 400), "4", fontname="zadb", fontsize=11)  # a bullet: its text follows on its line
+        page.insert_text((111, 400), "Bring your badge to every meeting", fontsize=11)
+
+    fields = _drawn_form_fields(tmp_path, draw)
+    ticked = {f.key: f.selection_state for f in fields if f.is_selection}
+    assert ticked == {"Full membership": "selected", "Reduced membership": "selected"}
+
+
+def test_a_line_typed_under_a_question_is_its_answer_but_print_under_it_is_not(tmp_path):
+    """A filled questionnaire, flattened: the answer is typed in a smaller size on the line under the
+    question, a little apart. Text under a question in the question's own size is more print."""
+    def draw(page):
+        page.insert_text((36, 100), "Temperature: What is the temperature of the room? Is it too hot or too cold?",
+                         fontsize=10)
+        page.insert_text((38, 124), "Warm, about 24 degrees", fontsize=7)  # typed
+        page.insert_text((36, 200), "Did you sleep well?", fontsize=10)
+        page.insert_text((38, 224), "Write the hours slept in the table", fontsize=10)  # printed
+
+    fields = {f.key: f.value for f in _drawn_form_fields(tmp_path, draw)}
+    assert fields.get("Temperature: What is the temperature of the room? Is it too hot or too cold?") \
+        == "Warm, about 24 degrees"
+    assert "Did you sleep well?" not in fields and "Write the hours slept in the table" not in fields.values()

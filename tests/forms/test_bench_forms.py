@@ -1,0 +1,58 @@
+"""The forms benchmark's own test set: what it fills is what the baked page prints, and its audit of
+the truth on paper counts what a reader of the page cannot see."""
+from __future__ import annotations
+
+import pymupdf
+
+from bench.form_filling import fill_form
+from bench.forms import audit_truth, key_sources, widget_truth
+
+
+def _one_field_on_two_pages() -> bytes:
+    """One text field whose two widgets (its kids) sit on two pages, as forms repeat a name or a
+    number on every page."""
+    doc = pymupdf.open()
+    kids = []
+    for n in range(2):
+        page = doc.new_page()
+        page.insert_text((72, 90), "Your name", fontsize=10)
+        w = pymupdf.Widget()
+        w.field_type, w.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, f"tmp{n}"
+        w.rect, w.text_fontsize = pymupdf.Rect(150, 80, 350, 94), 10
+        kids.append(page.add_widget(w).xref)
+    parent = doc.get_new_xref()
+    doc.update_object(parent, "<< /FT /Tx /T (applicant) /Kids [%d 0 R %d 0 R] >>" % tuple(kids))
+    for xref in kids:
+        doc.xref_set_key(xref, "Parent", f"{parent} 0 R")
+        doc.xref_set_key(xref, "T", "null")
+        doc.xref_set_key(xref, "FT", "null")
+    doc.xref_set_key(doc.pdf_catalog(), "AcroForm/Fields", f"[{parent} 0 R]")
+    return doc.tobytes()
+
+
+def test_widgets_of_one_field_print_the_one_value_the_field_holds():
+    # old filler: a new value per widget, so page 1 kept printing a value the field no longer held
+    doc = pymupdf.open(stream=fill_form(_one_field_on_two_pages()), filetype="pdf")
+    truths = widget_truth(doc)
+    sources = key_sources(doc)
+    doc.bake()
+    assert len(truths) == 2 and truths[0].value == truths[1].value != ""
+    audit = audit_truth(sources, truths, doc, {})
+    assert (audit.values, audit.in_box, audit.unprinted) == (2, 2, [])
+    assert audit.key_name == 2 and audit.key_printed == 0  # the name "applicant" is printed nowhere
+
+
+def test_the_audit_lists_a_value_the_baked_page_does_not_print():
+    doc = pymupdf.open()
+    page = doc.new_page()
+    w = pymupdf.Widget()
+    w.field_type, w.field_name, w.field_label = pymupdf.PDF_WIDGET_TYPE_TEXT, "f1", "Your name"
+    w.rect, w.field_value = pymupdf.Rect(150, 80, 350, 94), "Jordan"
+    page.add_widget(w)
+    doc.xref_set_key(page.first_widget.xref, "F", "2")  # annotation flag 2: hidden, never printed
+    truths = widget_truth(doc)
+    sources = key_sources(doc)
+    doc.bake()
+    audit = audit_truth(sources, truths, doc, {})
+    assert audit.values == 1 and audit.in_box == 0 and audit.key_tooltip == 1
+    assert audit.unprinted and audit.unprinted[0].startswith("value not printed in its box (box empty or hidden)")
