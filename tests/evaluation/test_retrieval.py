@@ -107,3 +107,34 @@ def test_an_empty_corpus_retrieves_nothing():
 def test_equal_scores_rank_by_position_so_runs_are_reproducible():
     index = BM25Index(["精算", "精算", "精算"], make_tokenizer())
     assert [h.index for h in index.search("精算", 3)] == [0, 1, 2]
+
+
+# The same four words; only the second text has them in the question's order, inside a longer text
+# that plain BM25 (length-normalised) ranks below the short jumbled one.
+PHRASE_TEXTS = [
+    "規約の文書化とサービス等。",
+    "AI提供者は、利用者への説明として、サービス規約等の文書化を行い、プライバシーポリシーを明示し、"
+    "問い合わせ窓口を設け、変更の履歴を公開する。",
+    "交通費は実費を支給する。",
+    "宿泊費は上限額の範囲内で支給する。",
+]
+
+
+def test_bm25_ranks_the_question_s_words_in_its_order_above_the_same_words_jumbled():
+    query = "サービス規約等の文書化では何をするか"
+    assert BM25Index(PHRASE_TEXTS, make_tokenizer(), phrase_weight=0.0).search(query, 2)[0].index == 0
+    assert BM25Index(PHRASE_TEXTS, make_tokenizer()).search(query, 2)[0].index == 1  # default weight 1.0
+    assert build_index("bm25", PHRASE_TEXTS).search(query, 2)[0].index == 1
+
+
+def test_bm25_phrase_term_adds_nothing_for_a_one_word_question_or_a_one_word_text():
+    plain = BM25Index(["精算", "精算 規程", "交通費"], make_tokenizer(), phrase_weight=0.0)
+    phrase = BM25Index(["精算", "精算 規程", "交通費"], make_tokenizer(), phrase_weight=1.0)
+    assert phrase.scores("精算") == pytest.approx(plain.scores("精算"))
+
+
+def test_bm25_options_refuse_a_negative_phrase_weight_or_b_outside_0_1():
+    with pytest.raises(ValueError, match="bm25_phrase_weight"):
+        RetrieverOptions(bm25_phrase_weight=-1)
+    with pytest.raises(ValueError, match="bm25_b"):
+        RetrieverOptions(bm25_b=1.5)
