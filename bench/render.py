@@ -37,9 +37,8 @@ import pymupdf  # noqa: E402
 
 from core.ingest.pipeline import ingest_path  # noqa: E402
 from core.model import Page  # noqa: E402
-from core.render import (  # noqa: E402
-                         clear_caches, fabric_drawing, overlay_boxes, page_image_bytes, page_view_image,
-                         )
+from core.render import clear_caches, image_size, overlay_boxes, page_view_image  # noqa: E402
+from core.render import interactive_view as page_and_boxes  # noqa: E402
 from core.review.corrections import corrected_document  # noqa: E402
 from core.store.workspace import Workspace  # noqa: E402
 
@@ -63,9 +62,10 @@ def plain_pixmap(path: Path, number: int, zoom: float) -> float:
 
 
 def interactive_view(path: Path, page: Page, zoom: float, selected: str | None) -> None:
-    """What Inspect sends: the bare page image (encoded once) plus the boxes as canvas JSON."""
-    page_image_bytes(path, page, zoom)
-    fabric_drawing(overlay_boxes(page.elements, selected=selected), zoom=zoom)
+    """What Inspect sends (ui.page_view, the same call): the bare page image (encoded once) plus the
+    boxes as canvas JSON, here with every box labelled (the "Labels" toggle on, the dearer case)."""
+    size = image_size(page.width, page.height, zoom)
+    page_and_boxes(path, page, zoom, overlay_boxes(page.elements, selected=selected), size=size)
 
 
 def timed(call) -> float:

@@ -28,7 +28,7 @@ import streamlit as st
 from core.categories import Category
 from core.model import Document, Element
 from core.render import (
-    Box, Line, as_box, element_at, fabric_drawing, image_size, overlay_boxes, page_image_bytes,
+    Box, Line, as_box, element_at, image_size, interactive_view, overlay_boxes,
     hover_label_boxes, page_view_image, pixels_to_points, prefetch_pages,
 )
 from ui import state
@@ -86,8 +86,7 @@ def page_view(
     drawn = [*overlay_boxes(shown, visible=visible, selected=selected, show_order=show_order, labels=labels),
              *(as_box(b) for b in boxes)]
     width, height = image_size(page.width, page.height, zoom)
-    drawing = fabric_drawing(drawn, lines, zoom=zoom, size=(width, height))
-    background = page_image_bytes(pdf, page, zoom)
+    background, drawing = interactive_view(pdf, page, zoom, drawn, lines, size=(width, height))
     # The next page (and the one before) are made while the reviewer looks at this one: a page
     # turn then costs the cached image, not a MuPDF render of a heavy page.
     prefetch_pages(pdf, [doc.page(n) for n in (page_number + 1, page_number - 1) if 1 <= n <= doc.page_count], zoom)
