@@ -91,7 +91,7 @@ def page_view(
     # turn then costs the cached image, not a MuPDF render of a heavy page.
     prefetch_pages(pdf, [doc.page(n) for n in (page_number + 1, page_number - 1) if 1 <= n <= doc.page_count], zoom)
     click = take_click(doc, page_number, key=key, elements=shown, visible=visible)
-    _page_canvas(served_image(background, key), drawing, width, height, f"{key}:canvas:{doc.doc_id}:{page_number}:{zoom}")
+    _page_canvas(served_image(background, key), drawing, width, height, f"{key}:canvas")
     hover = hover_label_boxes(shown, zoom, (width, height), visible) if shown and not labels else []
     page_events(key, hover, {"zoom": zoom, "page": page_number, "doc": doc.doc_id, "width": width})
     return click
@@ -162,6 +162,8 @@ def _page_canvas(background: str | bytes, drawing: dict, width: int, height: int
 
     # Read-only and silent: it never sends its drawing back, so a click costs no 200-ms wait, no
     # 35-KB upload and no extra run, and a new drawing cannot wipe a click (ui.column_width reports it).
-    # A new canvas per (document, page, zoom), so its size is right.
+    # One canvas per view, kept across page turns and zooms: it takes a new size, background and
+    # drawing in place (streamlit-drawable-canvas 0.13), where a new one per page cost each turn
+    # the set-up of three page-sized canvases (bench/browser.py, most felt at 1920 px).
     st_canvas(background_image=background, initial_drawing=drawing, width=width, height=height,
               drawing_mode="point", update_streamlit=False, disabled=True, key=canvas_key)
