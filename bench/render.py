@@ -17,8 +17,10 @@ page, render: a page's first render, which is what a page turn in the app costs)
   cached     = an unchanged view again, in milliseconds                          budget ≤ 10 ms
   1-core view = the view as made before the two-thread path (one whole-page encode, then the JSON),
                for comparison: the view's JPEG is encoded in two halves on two threads and the
-               JSON made meanwhile, which only a second free core can speed up. With --cpu both
-               threads' CPU time counts, so there the two-thread view cannot look faster.
+               JSON made meanwhile, which only a second free core can speed up; the view takes
+               that path only when the load average leaves a core free (core.render_jpeg.spare_core),
+               so on a busy machine both columns are the one-core path. With --cpu both threads'
+               CPU time counts, so there the two-thread view cannot look faster.
 Then, unless --no-app, the Inspect page on a generated 300-page document through Streamlit's
 AppTest: the first run and a page turn (median), to show a rerun does not grow with the document.
 
@@ -191,6 +193,8 @@ def main() -> int:
         ws = Workspace(Path(folder) / "ws")
         totals: dict[str, float] = {}
         cached_all: list[float] = []
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: the view "
+              f"{'splits its JPEG over two threads' if render_jpeg.spare_core() else 'stays on one core (no core free)'}")
         print(f"zoom {args.zoom}; per page the median of {args.repeat} interleaved repeats; ratios are to the "
               f"plain get_pixmap of the same pages; clock: {'CPU time' if args.cpu else 'wall'}\n")
         print(f"{'document':44} {'pages':>5} {'get_pixmap':>11} {'view':>6} {'reselect':>8} {'raster':>7} "

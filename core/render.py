@@ -583,14 +583,14 @@ def interactive_view(
     *, size: tuple[int, int] | None = None,
 ) -> tuple[bytes, dict[str, Any]]:
     """What a clickable page view sends: the bare page image (`page_image_bytes`) and its boxes as
-    canvas JSON (`fabric_drawing`). When the image has to be made, the JSON is made meanwhile on
-    the encoder's thread: MuPDF's render holds the GIL, but the JPEG encode releases it, so on two
-    cores the JSON costs a page turn nothing."""
-    from core.render_jpeg import submit
+    canvas JSON (`fabric_drawing`). When the image has to be made and a core is free, the JSON is
+    made meanwhile on the encoder's thread: MuPDF's render holds the GIL, but the JPEG encode
+    releases it, so the JSON costs a page turn nothing."""
+    from core.render_jpeg import spare_core, submit
 
     zoom = _check_zoom(zoom)
     boxes, lines = _freeze_boxes(boxes), _freeze_lines(lines)
-    if _views.get(_page_key(pdf_path, page, zoom)) is not None:
+    if _views.get(_page_key(pdf_path, page, zoom)) is not None or not spare_core():
         return page_image_bytes(pdf_path, page, zoom), fabric_drawing(boxes, lines, zoom=zoom, size=size)
     drawing = submit(fabric_drawing, boxes, lines, zoom=zoom, size=size)
     return page_image_bytes(pdf_path, page, zoom), drawing.result()

@@ -36,13 +36,25 @@ def encode(rgb: Any, subsampling: str = "420", *, split: bool | None = None) -> 
     height, width = rgb.shape[:2]
     top = split_row(height, subsampling)
     if split is None:
-        split = (os.cpu_count() or 1) >= 2 and height * width >= SPLIT_MIN_PIXELS
+        split = height * width >= SPLIT_MIN_PIXELS and spare_core()
     mcus = math.ceil(width / MCU_PX[subsampling]) * (top // MCU_PX[subsampling])
     if not split or top >= height or mcus > MAX_RESTART_INTERVAL:
         return _encode(rgb, subsampling)
     bottom = _worker_pool().submit(_encode, rgb[top:], subsampling)
     first = _encode(rgb[:top], subsampling)
     return splice(first, bottom.result(), height, mcus) or _encode(rgb, subsampling)
+
+
+def spare_core() -> bool:
+    """A second core is likely free: two cores or more, and a load average below cores - 1. On a
+    machine already busy the second thread only waits for a core, and the split costs more than it
+    saves (bench/render.py, "1-core view", at load 10-15 on 2 cores)."""
+    cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average on this platform: trust the core count
+        load = 0.0
+    return cores >= 2 and load <= cores - 1
 
 
 def split_row(height: int, subsampling: str = "420") -> int:

@@ -53,7 +53,7 @@ def test_headers_that_differ_beyond_the_height_are_not_spliced():
 
 
 def test_the_page_image_of_the_app_is_the_spliced_page_with_the_pixels_of_a_whole_encode(tmp_path, monkeypatch):
-    monkeypatch.setattr(render_jpeg.os, "cpu_count", lambda: 2)  # the splice runs where there are two cores
+    monkeypatch.setattr(render_jpeg, "spare_core", lambda: True)  # the splice runs where a core is free
     pdf = pymupdf.open()
     page = pdf.new_page(width=595, height=842)
     page.insert_text((72, 100), "経費精算規程 第1条 本文の行", fontname="japan", fontsize=14)
@@ -66,3 +66,16 @@ def test_the_page_image_of_the_app_is_the_spliced_page_with_the_pixels_of_a_whol
     data = render.page_image_bytes(path, Page(number=1, width=595, height=842, elements=()), 1.5)
     assert b"\xff\xdd" in data  # a page this size (893×1263) goes through the two-thread splice
     assert np.array_equal(_decoded(data), _decoded(_whole(rgb, "420")))
+
+
+def test_the_splice_waits_for_a_second_free_core(monkeypatch):
+    monkeypatch.setattr(render_jpeg.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(render_jpeg.os, "getloadavg", lambda: (0.3, 0.3, 0.3))
+    assert render_jpeg.spare_core()
+    monkeypatch.setattr(render_jpeg.os, "getloadavg", lambda: (6.0, 6.0, 6.0))  # a busy machine
+    assert not render_jpeg.spare_core()
+    monkeypatch.setattr(render_jpeg.os, "cpu_count", lambda: 1)
+    monkeypatch.setattr(render_jpeg.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert not render_jpeg.spare_core()
+    rgb = _page_like(600, 600, 3)
+    assert b"\xff\xdd" not in render_jpeg.encode(rgb)  # one core: encoded whole
