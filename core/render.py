@@ -13,7 +13,9 @@ No streamlit here: pages add `st.cache_data` at the edge if they want a per-sess
 """
 from __future__ import annotations
 
+import functools
 import io
+import itertools
 import math
 import threading
 from collections import OrderedDict
@@ -152,19 +154,23 @@ def _overlaps(a: PxRect, b: PxRect) -> bool:
 def _chip_candidates(box: PxRect, w: float, h: float, size: tuple[int, int] | None) -> list[PxRect]:
     """Places outside the box's edge, best first: above it (left, then right end), below it, in the
     left and right margins beside its first line, then in a stack above it, below it, to its right."""
+    return list(_chip_spots(box, w, h, size))
+
+
+def _chip_spots(box: PxRect, w: float, h: float, size: tuple[int, int] | None) -> Iterable[PxRect]:
+    # lazy: most chips take the first free spot, and making all 21 was most of a label's cost
     x0, y0, x1, y1 = box
-    spots = [(x0, y0 - h), (x1 - w, y0 - h), (x0, y1), (x0 - w, y0), (x1, y0)]
-    spots += [(x0, y0 - h * k) for k in range(2, 8)]
-    spots += [(x0, y1 + h * k) for k in range(1, 8)]  # at the page's top edge: a stack below instead
-    spots += [(x1 + w * k, y0) for k in range(1, 4)]
-    out = []
+    spots = itertools.chain(
+        ((x0, y0 - h), (x1 - w, y0 - h), (x0, y1), (x0 - w, y0), (x1, y0)),
+        ((x0, y0 - h * k) for k in range(2, 8)),
+        ((x0, y1 + h * k) for k in range(1, 8)),  # at the page's top edge: a stack below instead
+        ((x1 + w * k, y0) for k in range(1, 4)))
     for x, y in spots:
         if size is not None:
             x = min(max(x, 0.0), size[0] - w)
             if y < 0 or y + h > size[1]:
                 continue
-        out.append((x, y, x + w, y + h))
-    return out
+        yield (x, y, x + w, y + h)
 
 
 def place_labels(boxes: Sequence[PxRect], sizes: Sequence[tuple[float, float]],
@@ -175,9 +181,9 @@ def place_labels(boxes: Sequence[PxRect], sizes: Sequence[tuple[float, float]],
     placed = _ChipGrid()
     out: list[tuple[float, float]] = []
     for box, (w, h) in zip(boxes, sizes):
-        candidates = _chip_candidates(box, w, h, size)
-        chosen = next((c for c in candidates if not _overlaps(c, box) and not placed.hits(c)), None)
+        chosen = next((c for c in _chip_spots(box, w, h, size) if not _overlaps(c, box) and not placed.hits(c)), None)
         if chosen is None:  # nothing free outside the box: the first place outside it, else anywhere free
+            candidates = _chip_candidates(box, w, h, size)
             outside = [c for c in candidates if not _overlaps(c, box)] or candidates
             free = outside is candidates and next((c for c in candidates if not placed.hits(c)), None)
             chosen = free or (outside or [(box[0], box[1], box[0] + w, box[1] + h)])[0]
@@ -194,21 +200,31 @@ class _ChipGrid:
     def __init__(self) -> None:
         self._cells: dict[tuple[int, int], list[PxRect]] = {}
 
-    def _keys(self, rect: PxRect) -> Iterable[tuple[int, int]]:
+    def _span(self, rect: PxRect) -> tuple[range, range]:
         # inclusive cell ranges: two rects that share an interior point share that point's cell
-        for cx in range(math.floor(rect[0] / self.CELL), math.floor(rect[2] / self.CELL) + 1):
-            for cy in range(math.floor(rect[1] / self.CELL), math.floor(rect[3] / self.CELL) + 1):
-                yield cx, cy
+        cell = self.CELL
+        return (range(int(rect[0] // cell), int(rect[2] // cell) + 1),
+                range(int(rect[1] // cell), int(rect[3] // cell) + 1))
 
     def hits(self, rect: PxRect) -> bool:
-        return any(_overlaps(rect, p) for key in self._keys(rect) for p in self._cells.get(key, ()))
+        xs, ys = self._span(rect)
+        cells = self._cells
+        for cx in xs:
+            for cy in ys:
+                for p in cells.get((cx, cy), ()):
+                    if rect[0] < p[2] and p[0] < rect[2] and rect[1] < p[3] and p[1] < rect[3]:  # _overlaps
+                        return True
+        return False
 
     def add(self, rect: PxRect) -> None:
-        for key in self._keys(rect):
-            self._cells.setdefault(key, []).append(rect)
+        xs, ys = self._span(rect)
+        for cx in xs:
+            for cy in ys:
+                self._cells.setdefault((cx, cy), []).append(rect)
 
 
 # ---- drawing ----------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=1024)  # a page's few colours, asked once per box
 def _rgb(colour: str) -> tuple[int, int, int]:
     c = colour.lstrip("#")
     if len(c) == 3:
@@ -509,11 +525,11 @@ def encode_image(image: Image.Image, fmt: str = "PNG") -> bytes:
 def _jpeg(rgb: Any, kind: str) -> bytes:
     """JPEG quality 90 of an H×W×3 uint8 array, by libjpeg-turbo through simplejpeg: it reads the
     pixmap's own buffer, where Pillow first unpacks it into an image of its own (with Pillow the
-    encode was a third of a page view's cost, bench/render.py)."""
-    import simplejpeg
+    encode was a third of a page view's cost, bench/render.py). A page-sized image is encoded in
+    two halves on two cores and spliced into one JPEG (core.render_jpeg)."""
+    from core.render_jpeg import encode
 
-    return simplejpeg.encode_jpeg(rgb, quality=90, colorspace="RGB",
-                                  colorsubsampling="420" if kind == "PAGE_JPEG" else "444")
+    return encode(rgb, "420" if kind == "PAGE_JPEG" else "444")
 
 
 def _pixmap_jpeg(pix: Any, kind: str) -> bytes:
@@ -537,7 +553,7 @@ def page_image_bytes(pdf_path: str | Path | None, page: Page, zoom: float, fmt: 
     interactive view, whose boxes are drawn by the browser (`fabric_drawing`). A page that
     `prefetch_pages` is making right now is waited for, not made a second time."""
     zoom = _check_zoom(zoom)
-    key = ("page", str(pdf_path) if pdf_path else ("blank", page.width, page.height), page.number, zoom, fmt.upper())
+    key = _page_key(pdf_path, page, zoom, fmt)
     while True:
         data = _views.get(key)
         if data is not None:
@@ -555,6 +571,29 @@ def page_image_bytes(pdf_path: str | Path | None, page: Page, zoom: float, fmt: 
     finally:
         with _in_flight_lock:
             _in_flight.pop(key).set()
+
+
+def _page_key(pdf_path: str | Path | None, page: Page, zoom: float, fmt: str = "PAGE_JPEG") -> tuple:
+    return ("page", str(pdf_path) if pdf_path else ("blank", page.width, page.height), page.number, zoom, fmt.upper())
+
+
+def interactive_view(
+    pdf_path: str | Path | None, page: Page, zoom: float,
+    boxes: Iterable[Box | Sequence[Any]] = (), lines: Iterable[Line | Sequence[Any]] = (),
+    *, size: tuple[int, int] | None = None,
+) -> tuple[bytes, dict[str, Any]]:
+    """What a clickable page view sends: the bare page image (`page_image_bytes`) and its boxes as
+    canvas JSON (`fabric_drawing`). When the image has to be made and a core is free, the JSON is
+    made meanwhile on the encoder's thread: MuPDF's render holds the GIL, but the JPEG encode
+    releases it, so the JSON costs a page turn nothing."""
+    from core.render_jpeg import spare_core, submit
+
+    zoom = _check_zoom(zoom)
+    boxes, lines = _freeze_boxes(boxes), _freeze_lines(lines)
+    if _views.get(_page_key(pdf_path, page, zoom)) is not None or not spare_core():
+        return page_image_bytes(pdf_path, page, zoom), fabric_drawing(boxes, lines, zoom=zoom, size=size)
+    drawing = submit(fabric_drawing, boxes, lines, zoom=zoom, size=size)
+    return page_image_bytes(pdf_path, page, zoom), drawing.result()
 
 
 def _bare_page_bytes(pdf_path: str | Path | None, page: Page, zoom: float, fmt: str) -> bytes:
@@ -603,6 +642,7 @@ LABEL_HEIGHT_PX = 14  # a chip of LABEL_FONT_SIZE text with its padding
 LABEL_CHAR_PX = 6.5  # width of one label character (labels are ASCII category names and numbers)
 
 
+@functools.lru_cache(maxsize=1024)
 def _rgba(colour: str, alpha: int) -> str:
     r, g, b = _rgb(colour)
     return f"rgba({r},{g},{b},{alpha / 255:.3f})"
@@ -634,7 +674,7 @@ def fabric_drawing(
     labelled: list[tuple[Box, PxRect]] = []
     for raw in boxes:
         box = as_box(raw)
-        x0, y0, x1, y1 = bbox_to_pixels(box.bbox, zoom)
+        x0, y0, x1, y1 = (float(v) * zoom for v in box.bbox)  # points_to_pixels, zoom checked once
         rect = {"type": "Rect", "left": x0, "top": y0, "width": max(x1 - x0, 1.0), "height": max(y1 - y0, 1.0),
                 "fill": _rgba(box.colour, box.fill_alpha) if box.fill_alpha > 0 else "rgba(0,0,0,0)",
                 "stroke": box.colour, "strokeWidth": box.width, "strokeUniform": True}

@@ -28,7 +28,7 @@ import streamlit as st
 from core.categories import Category
 from core.model import Document, Element
 from core.render import (
-    Box, Line, as_box, element_at, fabric_drawing, image_size, overlay_boxes, page_image_bytes,
+    Box, Line, as_box, element_at, image_size, interactive_view, overlay_boxes,
     hover_label_boxes, page_view_image, pixels_to_points, prefetch_pages,
 )
 from ui import state
@@ -86,13 +86,12 @@ def page_view(
     drawn = [*overlay_boxes(shown, visible=visible, selected=selected, show_order=show_order, labels=labels),
              *(as_box(b) for b in boxes)]
     width, height = image_size(page.width, page.height, zoom)
-    drawing = fabric_drawing(drawn, lines, zoom=zoom, size=(width, height))
-    background = page_image_bytes(pdf, page, zoom)
+    background, drawing = interactive_view(pdf, page, zoom, drawn, lines, size=(width, height))
     # The next page (and the one before) are made while the reviewer looks at this one: a page
     # turn then costs the cached image, not a MuPDF render of a heavy page.
     prefetch_pages(pdf, [doc.page(n) for n in (page_number + 1, page_number - 1) if 1 <= n <= doc.page_count], zoom)
     click = take_click(doc, page_number, key=key, elements=shown, visible=visible)
-    _page_canvas(served_image(background, key), drawing, width, height, f"{key}:canvas:{doc.doc_id}:{page_number}:{zoom}")
+    _page_canvas(served_image(background, key), drawing, width, height, f"{key}:canvas")
     hover = hover_label_boxes(shown, zoom, (width, height), visible) if shown and not labels else []
     page_events(key, hover, {"zoom": zoom, "page": page_number, "doc": doc.doc_id, "width": width})
     return click
@@ -163,6 +162,8 @@ def _page_canvas(background: str | bytes, drawing: dict, width: int, height: int
 
     # Read-only and silent: it never sends its drawing back, so a click costs no 200-ms wait, no
     # 35-KB upload and no extra run, and a new drawing cannot wipe a click (ui.column_width reports it).
-    # A new canvas per (document, page, zoom), so its size is right.
+    # One canvas per view, kept across page turns and zooms: it takes a new size, background and
+    # drawing in place (streamlit-drawable-canvas 0.13), where a new one per page cost each turn
+    # the set-up of three page-sized canvases (bench/browser.py, most felt at 1920 px).
     st_canvas(background_image=background, initial_drawing=drawing, width=width, height=height,
               drawing_mode="point", update_streamlit=False, disabled=True, key=canvas_key)

@@ -25,8 +25,10 @@ _component = components.declare_component("rli_reading_order", path=str(_FRONTEN
 WHERE = ("before", "after")
 
 
-def _key(doc_id: str, number: int) -> str:
-    return f"rli:reading_order:{doc_id}:{number}"
+def _key(doc_id: str) -> str:
+    # one list per document, kept across page turns (a new one per page reloaded its frame on every
+    # turn); a drop names its elements by id, and _dropped refuses two from different pages
+    return f"rli:reading_order:{doc_id}"
 
 
 def reading_order_list(doc: Document, number: int, save) -> None:
@@ -36,7 +38,7 @@ def reading_order_list(doc: Document, number: int, save) -> None:
         return
     items = [{"id": e.id, "seq": e.seq + 1, "category": e.category.value, "colour": e.category.colour,
               "text": shorten(e.text, 120) or f"({e.category.value})"} for e in elements]
-    key = _key(doc.doc_id, number)
+    key = _key(doc.doc_id)
     with st.expander("Reading order · drag a row to move it before or after another"):
         if not state.reviewer():
             st.caption("Set your name in the sidebar (Reviewer) to move elements.")
@@ -54,7 +56,7 @@ def _dropped(doc: Document, key: str, save) -> None:
     index = doc.element_index()
     where = next((w for w in WHERE if w in value), None)
     target, other = index.get(str(value.get("target"))), index.get(str(value.get(where))) if where else None
-    if target is None or other is None:
-        return  # a drop from a view of another version: the ids are gone
+    if target is None or other is None or target.page != other.page:
+        return  # a drop from a view of another version (the ids are gone) or of another page
     save(doc.doc_id, [{"kind": "reorder", "target": target.id, where: other.id}],
          f"Moved {element_label(target)} {where} {element_label(other)}")

@@ -261,3 +261,48 @@ def test_dragging_a_row_of_the_reading_order_moves_the_element_and_logs_a_reorde
         assert rows.locator(".row").first.get_attribute("data-id") == moved.id  # the list shows the new order
     finally:
         context.close()
+
+
+# ---- item 4: a page turn reuses the page canvas and the frames -------------------------------------
+PAGE_PIXELS = """() => { const c = [...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
+    .map(r => r.querySelector('canvas.dc-background-canvas')).find(c => c && c.width);
+  if (!c) return null; const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let dark = 0, sum = 0; for (let i = 0; i < d.length; i += 4 * 101) { if (d[i] < 200) dark++; sum = (sum * 31 + d[i]) % 1000003; }
+  return dark > 20 ? sum : null; }"""
+MARK_CANVAS_AND_FRAMES = """() => { window.__rliCanvas = [...document.querySelectorAll('*')].map(e => e.shadowRoot)
+    .filter(Boolean).map(r => r.querySelector('canvas.dc-background-canvas')).find(c => c && c.width);
+  const frames = [...document.querySelectorAll('iframe')]; frames.forEach(f => { f.contentWindow.__rliMark = 1; });
+  return frames.length; }"""
+STILL_MARKED = """() => [[...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
+    .map(r => r.querySelector('canvas.dc-background-canvas')).find(c => c && c.width) === window.__rliCanvas,
+  [...document.querySelectorAll('iframe')].filter(f => !f.contentWindow.__rliMark).map(f => f.title)]"""
+
+
+def test_a_page_turn_draws_the_new_page_on_the_same_canvas_and_reloads_no_frame(app_server, chromium):
+    """A page turn used to make a new canvas (three page-sized canvases set up again) and reload the
+    reading-order frame: most of a turn's browser time at 1920 px (bench/browser.py)."""
+    context, page = new_page(chromium, 1920, 1080)
+    try:
+        first_visit(page, app_server)
+        doc_id, doc = sample(app_server, KEIHI)
+        page.goto(f"{app_server.url}/?doc={doc_id}&page=1")
+        stable_canvas(page)
+        settle(page, 1000)
+        before = page.evaluate(PAGE_PIXELS)
+        overlays_before = page.evaluate(WATCH_OVERLAYS, 100)[-1]
+        assert before is not None and page.evaluate(MARK_CANVAS_AND_FRAMES) >= 2  # page events, reading order
+        page.get_by_role("button", name="Next ▶").click()
+        page.get_by_text(f"page 2 of {doc.page_count}").first.wait_for(timeout=STEP_TIMEOUT_MS)
+        settle(page, 1000)
+        for _ in range(80):
+            if page.evaluate(PAGE_PIXELS) not in (None, before):
+                break
+            page.wait_for_timeout(250)
+        assert page.evaluate(PAGE_PIXELS) not in (None, before), "page 2 was not drawn"
+        overlays = page.evaluate(WATCH_OVERLAYS, 100)[-1]
+        assert overlays[0] > 0 and overlays[1] != overlays_before[1], "the boxes of page 2 were not drawn"
+        same_canvas, reloaded = page.evaluate(STILL_MARKED)
+        assert same_canvas, "the page turn made a new canvas"
+        assert reloaded == [], f"the page turn reloaded frames: {reloaded}"
+    finally:
+        context.close()
