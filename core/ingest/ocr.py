@@ -33,6 +33,7 @@ import numpy as np
 import pymupdf
 
 from core.geometry import area, overlap_area
+from core.ingest.ocr_fixes import fixed_words
 from core.ingest.ocr_confidence import TsvRow, read_tsv_rows, start_tsv
 from core.ingest.scan_marks import ScanMarks, find_marks
 from core.model import BBox
@@ -116,6 +117,7 @@ class OcrWord:
     text: str
     line: int  # which OCR line it belongs to (its words share one font size)
     confidence: float | None = None  # Tesseract's, 0..1 (core.ingest.ocr_confidence)
+    fixes: tuple[str, ...] = ()  # the post-corrections that changed it (core.ingest.ocr_fixes)
 
 
 @dataclass(frozen=True)
@@ -162,6 +164,7 @@ def ocr_document(doc: pymupdf.Document, settings: OcrSettings | None = None) -> 
             continue
         label = engine_label(settings, result.dpi, result.reader)
         page = doc.load_page(index)
+        write_blots(page, result.marks.blots)
         write_text_layer(page, result.words)
         write_marks(page, result.marks)
         added = True
@@ -274,7 +277,7 @@ def _tsv_words(rows: Sequence[TsvRow], zoom: float, marks: ScanMarks) -> list[Oc
         kept = _kept(text, box, marks)
         if kept:
             words.append(OcrWord(box, kept, lines.setdefault(key, len(lines)), round(conf, 2)))
-    return _cjk_brackets(_joined_lines(words))
+    return fixed_words(_cjk_brackets(_joined_lines(words)))
 
 
 _FULL_WIDTH = str.maketrans("()[]", "（）［］")
@@ -304,7 +307,7 @@ def _joined_lines(words: list[OcrWord]) -> list[OcrWord]:
             if home[b] == b and overlap >= 0.6 * height and -0.2 * height <= bb[0] - ba[2] <= JOIN_GAP * height:
                 home[b] = home[a]
                 ba[:] = [min(ba[0], bb[0]), min(ba[1], bb[1]), max(ba[2], bb[2]), max(ba[3], bb[3])]
-    return [w if home[w.line] == w.line else OcrWord(w.bbox, w.text, home[w.line], w.confidence) for w in words]
+    return [w if home[w.line] == w.line else replace(w, line=home[w.line]) for w in words]
 
 
 def _mupdf_words(pix: pymupdf.Pixmap, width: float, settings: OcrSettings, tessdata: str,
@@ -324,7 +327,7 @@ def _mupdf_words(pix: pymupdf.Pixmap, width: float, settings: OcrSettings, tessd
                 if kept:
                     words.append(OcrWord(box, kept, line_no))
             line_no += 1
-    return words
+    return fixed_words(words)
 
 
 def _leader_words(words: Sequence[OcrWord], marks: ScanMarks, next_line: int) -> list[OcrWord]:
@@ -444,6 +447,16 @@ def write_marks(page: pymupdf.Page, marks: ScanMarks) -> None:
     shape.commit()
 
 
+def write_blots(page: pymupdf.Page, blots: Sequence[BBox]) -> None:
+    """Each solid shape erased before OCR (a logo, an icon) as an image of its own, cut from the
+    scan and laid over its place: both engines then see the picture a born-digital page has there
+    (a logo repeated on every page is decorative), and the page looks as it did."""
+    for box in blots:
+        rect = pymupdf.Rect(box) & page.rect
+        if not rect.is_empty:
+            page.insert_image(rect, pixmap=page.get_pixmap(dpi=150, clip=rect))
+
+
 def _line_baselines(words: Sequence[OcrWord]) -> dict[int, float]:
     bottoms: dict[int, list[float]] = {}
     for w in words:
@@ -480,11 +493,15 @@ LOW_CONFIDENCE = 0.6  # a word below this is shown as doubtful (Inspect)
 
 
 def element_ocr_attrs(bbox: BBox, source: str, words: Sequence[OcrWord]) -> dict[str, object]:
-    """What an element of OCR text records: what read it, the mean confidence of its words and
-    the boxes of its doubtful ones."""
-    inside = [w for w in words if bbox[0] <= (w.bbox[0] + w.bbox[2]) / 2 <= bbox[2]
-              and bbox[1] <= (w.bbox[1] + w.bbox[3]) / 2 <= bbox[3] and w.confidence is not None]
+    """What an element of OCR text records: what read it, the mean confidence of its words, the
+    boxes of its doubtful ones and the post-corrections made to them (core.ingest.ocr_fixes)."""
+    within = [w for w in words if bbox[0] <= (w.bbox[0] + w.bbox[2]) / 2 <= bbox[2]
+              and bbox[1] <= (w.bbox[1] + w.bbox[3]) / 2 <= bbox[3]]
+    inside = [w for w in within if w.confidence is not None]
     attrs: dict[str, object] = {"ocr": source}
+    fixes = tuple(dict.fromkeys(f for w in within for f in w.fixes))
+    if fixes:
+        attrs["ocr_fixes"] = fixes
     if inside:
         attrs["ocr_confidence"] = round(statistics.fmean(w.confidence for w in inside), 2)
         low = tuple(tuple(round(v, 1) for v in w.bbox) for w in inside if w.confidence < LOW_CONFIDENCE)
