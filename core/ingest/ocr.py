@@ -417,8 +417,15 @@ def write_text_layer(page: pymupdf.Page, words: Sequence[OcrWord]) -> None:
     shape.commit()
 
 
+_SPACED_AFTER = frozenset(".,:;)!?")  # Latin punctuation that a space follows, as in "1. 2020年" or "a, b"
+
+
 def _latin_join(left: str, right: str) -> bool:
-    return left[-1:].isascii() and left[-1:].isalnum() and right[:1].isascii() and right[:1].isalnum()
+    """Two OCR words join with a space when Tesseract split them between Latin letters or digits,
+    or after Latin punctuation ("1." then "2020年": the list marker needs its space)."""
+    end = left[-1:]
+    return (end.isascii() and (end.isalnum() or end in _SPACED_AFTER)
+            and right[:1].isascii() and right[:1].isalnum())
 
 
 _FONT: list[pymupdf.Font] = []
