@@ -34,6 +34,7 @@ import pymupdf
 
 from core.geometry import area, overlap_area
 from core.ingest.ocr_fixes import fixed_words
+from core.ingest.ocr_second_look import second_look_rows
 from core.ingest.ocr_confidence import TsvRow, read_tsv_rows, start_tsv
 from core.ingest.scan_marks import ScanMarks, find_marks
 from core.model import BBox
@@ -253,6 +254,8 @@ def ocr_words(page: pymupdf.Page, settings: OcrSettings, tessdata: str) -> OcrPa
     pix = _as_pixmap(pixels)
     pix.set_dpi(dpi, dpi)
     rows = read_tsv_rows(start_tsv(pix.tobytes("png"), settings.language, dpi, tessdata), settings.timeout)
+    if rows:
+        rows += second_look_rows(pixels, rows, dpi / 72, settings.language, dpi, tessdata, settings.timeout)
     reader = "the tesseract command" if rows else f"PyMuPDF {pymupdf.VersionBind}"
     words = _tsv_words(rows, dpi / 72, marks) if rows else _mupdf_words(pix, page.rect.width, settings, tessdata, marks)
     words += _leader_words(words, marks, max((w.line for w in words), default=-1) + 1)
