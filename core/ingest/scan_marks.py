@@ -54,9 +54,14 @@ def find_marks(gray: np.ndarray, zoom: float) -> tuple[ScanMarks, np.ndarray]:
     return ScanMarks(hsegs, vsegs, boxes, leaders, blots), covered
 
 
-BLOT_MIN, BLOT_MAX = 9.0, 72.0  # points: the sides of a solid shape taken for a logo or an icon
+# points: the sides of a solid shape taken for a logo or an icon. A noisy 200 dpi scan smears
+# kanji: a 16 pt 費 left a solid patch of 11.5 × 13.3 pt (share 0.62), a 20 pt line 13.7 × 6.8
+BLOT_MIN, BLOT_MAX = 12.0, 72.0
+BLOT_ASPECT = 1.5  # longest side over shortest: logos are about square, a tall capital (25 × 12) is no logo
 BLOT_CORE = 3.0  # points: ink this thick either way is no stroke of text (a bold kanji's is under 1.5)
-BLOT_SOLID = 0.5  # the share of its box that is solid; a dense kanji blurred by the scan has solid specks
+# the share of its box that is solid: logos 0.69 and 0.76 (the 経費精算規程's, a wild file's); heavy
+# condensed capitals ("ACCESS", 25 pt, a wild file) 0.33-0.63; a dense kanji blurred by a scan, specks
+BLOT_SOLID = 0.65
 
 
 def _blots(ink: np.ndarray, zoom: float):
@@ -77,7 +82,7 @@ def _blots(ink: np.ndarray, zoom: float):
         y0, y1, x0, x1 = sl[0].start + ys.min(), sl[0].start + ys.max() + 1, sl[1].start + xs.min(), sl[1].start + xs.max() + 1
         h, w = (y1 - y0) / zoom, (x1 - x0) / zoom
         solid_share = part.sum() / max((y1 - y0) * (x1 - x0), 1)
-        if (BLOT_MIN <= min(w, h) and max(w, h) <= BLOT_MAX and max(w, h) <= 3 * min(w, h)
+        if (BLOT_MIN <= min(w, h) and max(w, h) <= BLOT_MAX and max(w, h) <= BLOT_ASPECT * min(w, h)
                 and solid_share >= BLOT_SOLID):
             yield (round(float(x0) / zoom, 1), round(float(y0) / zoom, 1), round(float(x1) / zoom, 1), round(float(y1) / zoom, 1))
 
