@@ -33,6 +33,8 @@ import numpy as np
 import pymupdf
 
 from core.geometry import area, overlap_area
+from core.ingest.ocr_fixes import fixed_words
+from core.ingest.ocr_second_look import second_look_rows
 from core.ingest.ocr_confidence import TsvRow, read_tsv_rows, start_tsv
 from core.ingest.scan_marks import ScanMarks, find_marks
 from core.model import BBox
@@ -116,6 +118,7 @@ class OcrWord:
     text: str
     line: int  # which OCR line it belongs to (its words share one font size)
     confidence: float | None = None  # Tesseract's, 0..1 (core.ingest.ocr_confidence)
+    fixes: tuple[str, ...] = ()  # the post-corrections that changed it (core.ingest.ocr_fixes)
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,7 @@ def ocr_document(doc: pymupdf.Document, settings: OcrSettings | None = None) -> 
             continue
         label = engine_label(settings, result.dpi, result.reader)
         page = doc.load_page(index)
+        write_blots(page, result.marks.blots)
         write_text_layer(page, result.words)
         write_marks(page, result.marks)
         added = True
@@ -250,6 +254,8 @@ def ocr_words(page: pymupdf.Page, settings: OcrSettings, tessdata: str) -> OcrPa
     pix = _as_pixmap(pixels)
     pix.set_dpi(dpi, dpi)
     rows = read_tsv_rows(start_tsv(pix.tobytes("png"), settings.language, dpi, tessdata), settings.timeout)
+    if rows:
+        rows += second_look_rows(pixels, rows, dpi / 72, settings.language, dpi, tessdata, settings.timeout)
     # a blank scan is read once: only a command that is missing or failed falls back to MuPDF's OCR
     reader = "the tesseract command" if rows is not None else f"PyMuPDF {pymupdf.VersionBind}"
     words = (_tsv_words(rows, dpi / 72, marks) if rows is not None
@@ -276,7 +282,7 @@ def _tsv_words(rows: Sequence[TsvRow], zoom: float, marks: ScanMarks) -> list[Oc
         kept = _kept(text, box, marks)
         if kept:
             words.append(OcrWord(box, kept, lines.setdefault(key, len(lines)), round(conf, 2)))
-    return _cjk_brackets(_joined_lines(words))
+    return fixed_words(_cjk_brackets(_joined_lines(words)))
 
 
 _FULL_WIDTH = str.maketrans("()[]", "（）［］")
@@ -306,7 +312,7 @@ def _joined_lines(words: list[OcrWord]) -> list[OcrWord]:
             if home[b] == b and overlap >= 0.6 * height and -0.2 * height <= bb[0] - ba[2] <= JOIN_GAP * height:
                 home[b] = home[a]
                 ba[:] = [min(ba[0], bb[0]), min(ba[1], bb[1]), max(ba[2], bb[2]), max(ba[3], bb[3])]
-    return [w if home[w.line] == w.line else OcrWord(w.bbox, w.text, home[w.line], w.confidence) for w in words]
+    return [w if home[w.line] == w.line else replace(w, line=home[w.line]) for w in words]
 
 
 def _mupdf_words(pix: pymupdf.Pixmap, width: float, settings: OcrSettings, tessdata: str,
@@ -326,7 +332,7 @@ def _mupdf_words(pix: pymupdf.Pixmap, width: float, settings: OcrSettings, tessd
                 if kept:
                     words.append(OcrWord(box, kept, line_no))
             line_no += 1
-    return words
+    return fixed_words(words)
 
 
 def _leader_words(words: Sequence[OcrWord], marks: ScanMarks, next_line: int) -> list[OcrWord]:
@@ -416,8 +422,15 @@ def write_text_layer(page: pymupdf.Page, words: Sequence[OcrWord]) -> None:
     shape.commit()
 
 
+_SPACED_AFTER = frozenset(".,:;)!?")  # Latin punctuation that a space follows, as in "1. 2020年" or "a, b"
+
+
 def _latin_join(left: str, right: str) -> bool:
-    return left[-1:].isascii() and left[-1:].isalnum() and right[:1].isascii() and right[:1].isalnum()
+    """Two OCR words join with a space when Tesseract split them between Latin letters or digits,
+    or after Latin punctuation ("1." then "2020年": the list marker needs its space)."""
+    end = left[-1:]
+    return (end.isascii() and (end.isalnum() or end in _SPACED_AFTER)
+            and right[:1].isascii() and right[:1].isalnum())
 
 
 _FONT: list[pymupdf.Font] = []
@@ -444,6 +457,16 @@ def write_marks(page: pymupdf.Page, marks: ScanMarks) -> None:
         shape.draw_rect(pymupdf.Rect(box))
         shape.finish(color=(0, 0, 0), fill=(0, 0, 0) if ticked else None, width=0.5, stroke_opacity=0, fill_opacity=0)
     shape.commit()
+
+
+def write_blots(page: pymupdf.Page, blots: Sequence[BBox]) -> None:
+    """Each solid shape erased before OCR (a logo, an icon) as an image of its own, cut from the
+    scan and laid over its place: both engines then see the picture a born-digital page has there
+    (a logo repeated on every page is decorative), and the page looks as it did."""
+    for box in blots:
+        rect = pymupdf.Rect(box) & page.rect
+        if not rect.is_empty:
+            page.insert_image(rect, pixmap=page.get_pixmap(dpi=150, clip=rect))
 
 
 def _line_baselines(words: Sequence[OcrWord]) -> dict[int, float]:
@@ -482,11 +505,15 @@ LOW_CONFIDENCE = 0.6  # a word below this is shown as doubtful (Inspect)
 
 
 def element_ocr_attrs(bbox: BBox, source: str, words: Sequence[OcrWord]) -> dict[str, object]:
-    """What an element of OCR text records: what read it, the mean confidence of its words and
-    the boxes of its doubtful ones."""
-    inside = [w for w in words if bbox[0] <= (w.bbox[0] + w.bbox[2]) / 2 <= bbox[2]
-              and bbox[1] <= (w.bbox[1] + w.bbox[3]) / 2 <= bbox[3] and w.confidence is not None]
+    """What an element of OCR text records: what read it, the mean confidence of its words, the
+    boxes of its doubtful ones and the post-corrections made to them (core.ingest.ocr_fixes)."""
+    within = [w for w in words if bbox[0] <= (w.bbox[0] + w.bbox[2]) / 2 <= bbox[2]
+              and bbox[1] <= (w.bbox[1] + w.bbox[3]) / 2 <= bbox[3]]
+    inside = [w for w in within if w.confidence is not None]
     attrs: dict[str, object] = {"ocr": source}
+    fixes = tuple(dict.fromkeys(f for w in within for f in w.fixes))
+    if fixes:
+        attrs["ocr_fixes"] = fixes
     if inside:
         attrs["ocr_confidence"] = round(statistics.fmean(w.confidence for w in inside), 2)
         low = tuple(tuple(round(v, 1) for v in w.bbox) for w in inside if w.confidence < LOW_CONFIDENCE)

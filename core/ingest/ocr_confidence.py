@@ -12,13 +12,15 @@ from core.model import BBox
 TsvRow = tuple[BBox, float, str, tuple[int, int, int]]  # box in pixels, confidence, text, (block, paragraph, line)
 
 
-def start_tsv(png: bytes, language: str, dpi: int, tessdata: str) -> subprocess.Popen | None:
-    """Start `tesseract` on the page image; None when the command is not installed."""
+def start_tsv(png: bytes, language: str, dpi: int, tessdata: str, psm: int | None = None) -> subprocess.Popen | None:
+    """Start `tesseract` on the page image (`psm`: its page segmentation mode, its default when
+    None); None when the command is not installed."""
     exe = shutil.which("tesseract")
     if exe is None:
         return None
+    mode = ["--psm", str(psm)] if psm is not None else []
     proc = subprocess.Popen([exe, "stdin", "stdout", "-l", language, "--dpi", str(dpi), "--tessdata-dir", tessdata,
-                             "tsv"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                             *mode, "tsv"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
         proc.stdin.write(png)
         proc.stdin.close()

@@ -206,3 +206,39 @@ def test_a_blank_scan_is_read_once_by_the_tesseract_command(workspace, tesseract
     page = workspace.load_machine_document(result.record.doc_id, "fast").pages[0]
     assert page.notice.startswith("scanned page, OCR'd with Tesseract (the tesseract command")
     assert "0 words" in page.notice
+
+
+def test_a_scanned_logo_is_a_decorative_picture_not_text(workspace, tesseract):
+    """A solid logo in a page header: Tesseract read it as kanji (了区, 問); it is erased before OCR
+    and put back as an image crop: a picture, as on the born-digital page (on an A4 page, or
+    repeated on three pages, the refine rules call it decorative)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=298, height=420)
+    page.draw_rect(pymupdf.Rect(250, 20, 264, 34), color=None, fill=(0.2, 0.35, 0.65))
+    page.draw_line((250, 34), (264, 20), color=(1, 1, 1), width=1.5)
+    page.insert_text((40, 32), "経費精算規程　社内限", fontname="japan", fontsize=9)
+    page.insert_text((40, 110), "氏名　山田太郎", fontname="japan", fontsize=12)
+    result = ingest_bytes(workspace, scanned_pdf(doc.tobytes()), "logo.pdf", engine="fast")
+    page = workspace.load_machine_document(result.record.doc_id, "fast").pages[0]
+    logo = [e for e in page.elements if e.bbox[0] > 245 and e.bbox[3] < 40]
+    assert [(e.category, e.text, e.attr("kind")) for e in logo] == [(Category.PICTURE, "", "image")]
+    assert "山田太郎" in flat(" ".join(e.text for e in page.elements))
+
+
+def test_a_line_the_page_pass_dropped_is_read_by_the_second_look(tesseract):
+    import numpy as np
+
+    from core.ingest.ocr_second_look import second_look_rows
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=298, height=120)
+    page.insert_text((30, 40), "目次", fontname="japan", fontsize=13)
+    page.insert_text((30, 80), "本規程は経費の精算について定める。", fontname="japan", fontsize=10)
+    pix = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY)
+    gray = np.frombuffer(pix.samples, np.uint8).reshape(pix.height, pix.width).copy()
+    zoom = 300 / 72
+    read = [((int(28 * zoom), int(71 * zoom), int(190 * zoom), int(82 * zoom)), 0.9, "本規程は経費の精算について定める。", (1, 1, 1))]
+    rows = second_look_rows(gray, read, zoom, "jpn", 300, tesseract, 60)
+    assert "目次" in "".join(text for _, _, text, _ in rows)
+    (x0, y0, x1, y1), *_ = rows[0]
+    assert 25 * zoom <= x0 and y1 <= 45 * zoom  # in page pixels, where the heading is

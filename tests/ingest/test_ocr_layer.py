@@ -79,3 +79,69 @@ def test_radio_rings_are_found_with_their_state_and_a_tall_square_is_no_box():
     marks, _ = find_marks(np.asarray(image), zoom)
     found = sorted((round(box[0]), ticked) for box, ticked in marks.boxes)
     assert found == [(40, True), (100, False)]
+
+
+def _rendered(build, width: float = 300, height: float = 120, dpi: int = 300) -> np.ndarray:
+    """A page drawn by `build(page)`, rendered in grey as a scan would give it."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=width, height=height)
+    build(page)
+    pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
+    return np.frombuffer(pix.samples, np.uint8).reshape(pix.height, pix.width).copy()
+
+
+def test_a_misread_article_number_is_mended_and_says_so_and_a_real_word_is_left_alone():
+    from core.ingest.ocr import element_ocr_attrs
+    from core.ingest.ocr_fixes import fixed_words
+
+    # Tesseract splits a Japanese line where it likes: the 奈 may sit at a word's start or end
+    words = [OcrWord((40, 50, 60, 60), "第1", 0), OcrWord((60, 50, 70, 60), "2奈", 0),
+             OcrWord((72, 50, 130, 60), "（領収書）", 0),
+             OcrWord((40, 80, 70, 90), "第3打席", 1), OcrWord((40, 110, 120, 120), "第11祭を改定", 2)]
+    fixed = fixed_words(words)
+    assert [w.text for w in fixed] == ["第1", "2条", "（領収書）", "第3打席", "第11条を改定"]
+    assert [bool(w.fixes) for w in fixed] == [False, True, False, False, True]
+    attrs = element_ocr_attrs((35, 45, 135, 65), "Tesseract", fixed)
+    assert attrs["ocr_fixes"] == ("第N条 (read 第N奈/祭/打/休)",)
+    assert "ocr_fixes" not in element_ocr_attrs((35, 75, 135, 95), "Tesseract", fixed)
+
+
+def test_a_list_number_keeps_its_space_before_the_next_word():
+    words = [OcrWord((40, 50, 48, 59), "1.", 0), OcrWord((52, 50, 120, 59), "2020年4月1日", 0),
+             OcrWord((40, 80, 70, 89), "23.800", 1)]
+    lines = [line.strip() for line in _layer(words).get_text("text").splitlines() if line.strip()]
+    assert lines == ["1. 2020年4月1日", "23.800"]
+
+
+def test_a_solid_logo_is_taken_out_of_the_text_and_bold_kanji_are_not():
+    def build(page: pymupdf.Page) -> None:
+        page.draw_rect(pymupdf.Rect(240, 20, 254, 34), color=None, fill=(0.2, 0.35, 0.65))
+        page.draw_line((240, 34), (254, 20), color=(1, 1, 1), width=1.5)  # a white stroke cuts it in two
+        page.insert_text((30, 40), "第1章　総則　経費精算規程", fontname="japan", fontsize=14, render_mode=2,
+                         border_width=0.06)  # bold: filled and stroked
+        page.insert_text((30, 80), "■ 本規程は経費の精算について定める。", fontname="japan", fontsize=10)
+
+    marks, covered = find_marks(_rendered(build), 300 / 72)
+    assert len(marks.blots) == 1
+    x0, y0, x1, y1 = marks.blots[0]
+    assert abs(x0 - 240) < 1.5 and abs(y0 - 20) < 1.5 and abs(x1 - 254) < 1.5 and abs(y1 - 34) < 1.5
+    zoom = 300 / 72
+    assert covered[int(27 * zoom), int(243 * zoom)]  # erased before OCR
+
+
+def test_ink_left_unread_by_the_page_pass_is_found_as_a_line_and_ink_beside_a_word_is_not():
+    from core.ingest.ocr_second_look import missed_lines
+
+    def build(page: pymupdf.Page) -> None:
+        page.insert_text((30, 40), "目次", fontname="japan", fontsize=13)
+        page.insert_text((30, 80), "本規程は経費の精算について定める。", fontname="japan", fontsize=10)
+
+    zoom = 300 / 72
+    gray = _rendered(build)
+    # the page pass read line two but its first word's box starts a character late (as Tesseract's
+    # boxes for Japanese words do), and it read nothing of line one
+    read = [((int(42 * zoom), int(71 * zoom), int(190 * zoom), int(82 * zoom)), 0.9, "規程は経費の精算について定める。", (1, 1, 1))]
+    found = missed_lines(gray, read, zoom)
+    assert len(found) == 1
+    x0, y0, x1, y1 = (v / zoom for v in found[0])
+    assert 28 <= x0 <= 31 and 26 <= y0 <= 31 and 55 <= x1 <= 60 and y1 <= 43

@@ -1,0 +1,74 @@
+"""A second look at ink Tesseract's page pass left unread.
+
+Tesseract's page segmentation now and then drops a whole line as non-text: on the scanned
+経費精算規程 the chapter heading "第1章　総則" and the "目次" heading, both large and coloured, came
+back with no word at all. Ink that lies outside every word box, in the shape of a line of text,
+is cut out and read again as one line (`--psm 7`); words it reads with confidence join the page's.
+"""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+from scipy import ndimage
+
+from core.ingest.ocr_confidence import TsvRow, read_tsv_rows, start_tsv
+from core.ingest.scan_marks import INK
+
+MAX_LOOKS = 6  # lines read again per page, the largest first: each costs a Tesseract start
+MIN_HEIGHT, MAX_HEIGHT = 7.0, 40.0  # points: a line of text, not a speck or a figure
+MIN_CONFIDENCE = 0.6  # a second look at a figure's ink reads garbage, with low confidence
+LINE_KEY = 100_000  # the block number given to a second look's lines (the page pass numbers from 1)
+
+
+def missed_lines(pixels: np.ndarray, rows: list[TsvRow], zoom: float) -> list[tuple[int, int, int, int]]:
+    """Pixel boxes (x0, y0, x1, y1) of line-shaped ink outside every word box, largest first."""
+    ink = pixels < INK
+    pad = max(2, int(0.5 * zoom))
+    for (x0, y0, x1, y1), *_ in rows:
+        ink[max(0, int(y0) - pad): int(y1) + pad, max(0, int(x0) - pad): int(x1) + pad] = False
+    ink = ndimage.binary_opening(ink, structure=np.ones((2, 2), bool))  # scan noise
+    # the characters of a line join across their gaps (half an em), lines above and below do not
+    joined = ndimage.binary_dilation(ink, structure=np.ones((max(1, int(zoom)), max(3, int(5 * zoom))), bool))
+    labels, _ = ndimage.label(joined)
+    found = []
+    for index, sl in enumerate(ndimage.find_objects(labels), start=1):
+        rows_sl, cols_sl = sl
+        h, w = (rows_sl.stop - rows_sl.start) / zoom, (cols_sl.stop - cols_sl.start) / zoom
+        share = ink[sl][labels[sl] == index].mean()
+        box = (cols_sl.start, rows_sl.start, cols_sl.stop, rows_sl.stop)
+        if MIN_HEIGHT <= h <= MAX_HEIGHT and w >= 1.5 * h and share >= 0.08 and not _beside_a_word(box, rows):
+            found.append(box)
+    found.sort(key=lambda b: (b[2] - b[0]) * (b[3] - b[1]), reverse=True)
+    return found[:MAX_LOOKS]
+
+
+def _beside_a_word(box: tuple[int, int, int, int], rows: list[TsvRow]) -> bool:
+    """Ink next to a word on its line is part of that line (Tesseract's boxes for Japanese words
+    start late, leaving a character's ink outside): read again, it would come back twice."""
+    x0, y0, x1, y1 = box
+    height = y1 - y0
+    for (wx0, wy0, wx1, wy1), *_ in rows:
+        overlap = min(y1, wy1) - max(y0, wy0)
+        if overlap >= 0.5 * min(height, wy1 - wy0) and wx0 - height <= x1 and x0 <= wx1 + height:
+            return True
+    return False
+
+
+def second_look_rows(pixels: np.ndarray, rows: list[TsvRow], zoom: float, language: str, dpi: int,
+                     tessdata: str, timeout: float) -> list[TsvRow]:
+    """The words of each missed line, read alone, in page pixels."""
+    from PIL import Image
+
+    out: list[TsvRow] = []
+    for n, (x0, y0, x1, y1) in enumerate(missed_lines(pixels, rows, zoom)):
+        margin = int((y1 - y0) * 0.5)
+        cx0, cy0 = max(0, x0 - margin), max(0, y0 - margin)
+        crop = pixels[cy0: y1 + margin, cx0: x1 + margin]
+        buf = io.BytesIO()
+        Image.fromarray(crop).save(buf, format="PNG")
+        for (bx0, by0, bx1, by1), conf, text, key in read_tsv_rows(
+                start_tsv(buf.getvalue(), language, dpi, tessdata, psm=7), timeout) or ():
+            if conf >= MIN_CONFIDENCE:
+                out.append(((bx0 + cx0, by0 + cy0, bx1 + cx0, by1 + cy0), conf, text, (LINE_KEY + n, *key[1:])))
+    return out
