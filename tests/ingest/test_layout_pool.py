@@ -70,3 +70,21 @@ def test_a_crash_costs_the_page_queued_behind_it_and_later_pages_stay_in_order(r
         said = "".join(e.text for e in doc.pages[number - 1].elements).replace(" ", "")
         words = [w[4] for w in source[number - 1].get_text("words")]
         assert sum(w in said for w in words) >= 0.8 * len(words)
+
+
+def test_a_model_process_over_its_memory_cap_is_replaced_before_the_next_document(sample_docs, monkeypatch):
+    """The model keeps ONNX's memory arena (faster), so its process holds its largest page's memory;
+    past RLI_LAYOUT_WORKER_MB it is restarted between documents, and the reading is the same."""
+    data = (sample_docs / "keihi_seisan_kitei.pdf").read_bytes()
+    _, first = layout_pages(data, 1)
+    pool = layout_pool(1)
+    before = pool.pids()
+    _, again = layout_pages(data, 1)
+    assert pool.pids() == before  # the same document, under the cap: the same process
+    monkeypatch.setenv("RLI_LAYOUT_WORKER_MB", "1")
+    other = (sample_docs / "shinseisho_form.pdf").read_bytes()
+    layout_pages(other, 1)
+    replaced = pool.pids()
+    assert replaced and replaced != before
+    _, after = layout_pages(data, 1)
+    assert after.pages == first.pages == again.pages
