@@ -181,7 +181,7 @@ class LayoutWorker:
             if not ready:
                 raise TimeoutError(f"the layout model took over {cap:g} s on this page "
                                    f"(the cap; raise it with {PAGE_SECONDS_ENV})")
-            status, payload = _recv(proc.stdout)
+            status, payload = _recv(_Pipe(proc.stdout.fileno()))
             self._answered_at = time.monotonic()
         except (EOFError, OSError, TimeoutError, pickle.UnpicklingError) as err:
             self.reset()
@@ -195,6 +195,25 @@ def _send(stream, message) -> None:
     blob = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(struct.pack("<Q", len(blob)) + blob)
     stream.flush()
+
+
+class _Pipe:
+    """The child's answers read straight from the pipe, exactly as many bytes as asked. A buffered
+    reader reads ahead: with two pages queued it would pull the next answer into its buffer, and
+    the select() on the empty pipe would then wait out the page cap for an answer already here."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def read(self, size: int) -> bytes:
+        parts, got = [], 0
+        while got < size:
+            part = os.read(self.fd, size - got)
+            if not part:
+                break
+            parts.append(part)
+            got += len(part)
+        return b"".join(parts)
 
 
 def _recv(stream):

@@ -88,3 +88,22 @@ def test_a_model_process_over_its_memory_cap_is_replaced_before_the_next_documen
     assert replaced and replaced != before
     _, after = layout_pages(data, 1)
     assert after.pages == first.pages == again.pages
+
+
+def test_two_answers_already_in_the_pipe_are_both_collected_at_once(sample_docs, monkeypatch):
+    """Failed before (the page cap ran out on page 2): a buffered reader pulled the second queued
+    answer into its buffer with the first, and select() on the then empty pipe waited for it."""
+    from core.ingest.layout_worker import LayoutWorker
+
+    monkeypatch.setenv("RLI_LAYOUT_PAGE_SECONDS", "3")
+    worker = LayoutWorker()
+    try:
+        worker.open("keihi", (sample_docs / "keihi_seisan_kitei.pdf").read_bytes())
+        worker.request(0)
+        worker.request(1)
+        time.sleep(6)  # the model loads and answers both pages: two answers wait in the pipe
+        started = time.monotonic()
+        first, second = worker.result(0), worker.result(1)
+        assert first and second and time.monotonic() - started < 1.0
+    finally:
+        worker.close()
