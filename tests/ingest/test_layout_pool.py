@@ -70,3 +70,40 @@ def test_a_crash_costs_the_page_queued_behind_it_and_later_pages_stay_in_order(r
         said = "".join(e.text for e in doc.pages[number - 1].elements).replace(" ", "")
         words = [w[4] for w in source[number - 1].get_text("words")]
         assert sum(w in said for w in words) >= 0.8 * len(words)
+
+
+def test_a_model_process_over_its_memory_cap_is_replaced_before_the_next_document(sample_docs, monkeypatch):
+    """The model keeps ONNX's memory arena (faster), so its process holds its largest page's memory;
+    past RLI_LAYOUT_WORKER_MB it is restarted between documents, and the reading is the same."""
+    data = (sample_docs / "keihi_seisan_kitei.pdf").read_bytes()
+    _, first = layout_pages(data, 1)
+    pool = layout_pool(1)
+    before = pool.pids()
+    _, again = layout_pages(data, 1)
+    assert pool.pids() == before  # the same document, under the cap: the same process
+    monkeypatch.setenv("RLI_LAYOUT_WORKER_MB", "1")
+    other = (sample_docs / "shinseisho_form.pdf").read_bytes()
+    layout_pages(other, 1)
+    replaced = pool.pids()
+    assert replaced and replaced != before
+    _, after = layout_pages(data, 1)
+    assert after.pages == first.pages == again.pages
+
+
+def test_two_answers_already_in_the_pipe_are_both_collected_at_once(sample_docs, monkeypatch):
+    """Failed before (the page cap ran out on page 2): a buffered reader pulled the second queued
+    answer into its buffer with the first, and select() on the then empty pipe waited for it."""
+    from core.ingest.layout_worker import LayoutWorker
+
+    monkeypatch.setenv("RLI_LAYOUT_PAGE_SECONDS", "3")
+    worker = LayoutWorker()
+    try:
+        worker.open("keihi", (sample_docs / "keihi_seisan_kitei.pdf").read_bytes())
+        worker.request(0)
+        worker.request(1)
+        time.sleep(6)  # the model loads and answers both pages: two answers wait in the pipe
+        started = time.monotonic()
+        first, second = worker.result(0), worker.result(1)
+        assert first and second and time.monotonic() - started < 1.0
+    finally:
+        worker.close()
