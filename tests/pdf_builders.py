@@ -63,47 +63,47 @@ def control_char_pdf(words: tuple[str, str] = ("Hello", "world")) -> bytes:
     return data
 
 
-def zero_width_mark_pdf() -> bytes:
-    """A line whose last glyph has zero width and a font of its own (a combining mark, as in
-    wild/pdfjs issue7426): MuPDF's dict output drops it, its word output keeps it ("Marked" + "X")."""
+def raw_page_pdf(fonts: dict[str, str], content: bytes) -> bytes:
+    """One A4 page whose content stream and font dictionaries are written as given: `fonts` maps
+    a resource name (F1, F2, …) to its font dictionary, for fonts PyMuPDF's own calls cannot make."""
     doc = pymupdf.open()
     page = doc.new_page(width=A4[0], height=A4[1])
-    helv = doc.get_new_xref()
-    doc.update_object(helv, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-    mark = doc.get_new_xref()
-    widths = " ".join("0" if c == ord("X") else "600" for c in range(65, 91))
-    doc.update_object(mark, f"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /FirstChar 65 /LastChar 90 "
-                            f"/Widths [{widths}] >>")
+    names = []
+    for name, font in fonts.items():
+        xref = doc.get_new_xref()
+        doc.update_object(xref, font)
+        names.append(f"/{name} {xref} 0 R")
     stream = doc.get_new_xref()
     doc.update_object(stream, "<< >>")
-    doc.update_stream(stream, b"BT /F1 12 Tf 72 700 Td (Marked) Tj /F2 12 Tf (X) Tj ET "
-                              b"BT /F1 12 Tf 72 670 Td (Second line of body text.) Tj ET")
+    doc.update_stream(stream, content)
     doc.xref_set_key(page.xref, "Contents", f"{stream} 0 R")
-    doc.xref_set_key(page.xref, "Resources", f"<< /Font << /F1 {helv} 0 R /F2 {mark} 0 R >> >>")
+    doc.xref_set_key(page.xref, "Resources", f"<< /Font << {' '.join(names)} >> >>")
     data = doc.tobytes()
     doc.close()
     return data
+
+
+HELVETICA = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
+
+
+def zero_width_mark_pdf() -> bytes:
+    """A line whose last glyph has zero width and a font of its own (a combining mark, as in
+    wild/pdfjs issue7426): MuPDF's dict output drops it, its word output keeps it ("Marked" + "X")."""
+    widths = " ".join("0" if c == ord("X") else "600" for c in range(65, 91))
+    mark = f"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /FirstChar 65 /LastChar 90 /Widths [{widths}] >>"
+    return raw_page_pdf({"F1": HELVETICA, "F2": mark},
+                        b"BT /F1 12 Tf 72 700 Td (Marked) Tj /F2 12 Tf (X) Tj ET "
+                        b"BT /F1 12 Tf 72 670 Td (Second line of body text.) Tj ET")
 
 
 def wingdings_bullets_pdf() -> bytes:
     """A list whose bullets are set in Wingdings (codes 0x9F and 0xFC): PyMuPDF reads them as the
     Private Use characters U+F09F and U+F0FC, as in the AI guideline in realdata/pdfs/ja."""
-    doc = pymupdf.open()
-    page = doc.new_page(width=A4[0], height=A4[1])
-    helv = doc.get_new_xref()
-    doc.update_object(helv, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-    wing = doc.get_new_xref()
-    doc.update_object(wing, "<< /Type /Font /Subtype /Type1 /BaseFont /Wingdings-Regular "
-                            "/Encoding << /Type /Encoding /Differences [159 /uniF09F 252 /uniF0FC] >> >>")
-    stream = doc.get_new_xref()
-    doc.update_object(stream, "<< >>")
-    doc.update_stream(stream, b"BT /F2 11 Tf 72 700 Td <9f> Tj /F1 11 Tf 14 0 Td (First point of the list.) Tj ET "
-                              b"BT /F2 11 Tf 72 684 Td <fc> Tj /F1 11 Tf 14 0 Td (Second point of the list.) Tj ET")
-    doc.xref_set_key(page.xref, "Contents", f"{stream} 0 R")
-    doc.xref_set_key(page.xref, "Resources", f"<< /Font << /F1 {helv} 0 R /F2 {wing} 0 R >> >>")
-    data = doc.tobytes()
-    doc.close()
-    return data
+    wing = ("<< /Type /Font /Subtype /Type1 /BaseFont /Wingdings-Regular "
+            "/Encoding << /Type /Encoding /Differences [159 /uniF09F 252 /uniF0FC] >> >>")
+    return raw_page_pdf({"F1": HELVETICA, "F2": wing},
+                        b"BT /F2 11 Tf 72 700 Td <9f> Tj /F1 11 Tf 14 0 Td (First point of the list.) Tj ET "
+                        b"BT /F2 11 Tf 72 684 Td <fc> Tj /F1 11 Tf 14 0 Td (Second point of the list.) Tj ET")
 
 
 def button_form_pdf() -> bytes:
