@@ -30,3 +30,8 @@ def usable_cores() -> int:
     A batch worker is one of several on the machine (core.batch.executors sets it to its share), so
     the OCR and model threads it starts must fit in that share: OpenMP threads beyond it spin."""
     return int(positive_number(CORES_ENV, max(1, os.cpu_count() or 1), "cores", int))
+
+
+def share_of_cores(parts: int) -> int:
+    """The cores each of `parts` processes or threads started by this process may keep busy (at least one)."""
+    return max(1, usable_cores() // parts)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import InspectorError
-from core.settings import CORES_ENV
+from core.settings import CORES_ENV, share_of_cores
 
 REPO = str(Path(__file__).resolve().parents[2])
 TaskResult = tuple[str, Any]
@@ -37,11 +37,6 @@ def read_range_task(data: bytes, sha256: str, filename: str, engine: str, start:
         return "error", str(err)
     except Exception as err:  # any failure of one file must stay that file's
         return "error", f"{type(err).__name__}: {err}"
-
-
-def share_of_cores(workers: int) -> int:
-    """The cores each of `workers` processes on this machine may keep busy (at least one)."""
-    return max(1, (os.cpu_count() or 1) // workers)
 
 
 def _use_cores(cores: int) -> None:

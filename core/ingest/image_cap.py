@@ -8,6 +8,7 @@ is skipped for the fast engine's reading, with a notice.
 """
 from __future__ import annotations
 
+from typing import Iterator
 
 import pymupdf
 
@@ -39,18 +40,23 @@ def oversized_mask(page: pymupdf.Page) -> bool:
     decodes a kept image with its mask at full size for every painting, while a render subsamples
     it: a 2×2 picture with a 151-megapixel mask, painted 40 times, took 35 s to extract and 0.2 s to
     render. So such a page is read without keeping images, and the model still sees it."""
-    cap = pixel_cap() * 1e6
-    return any(_mask_pixels(page.parent, int(info[1])) > cap for info in page.get_images(full=True))
+    return any(_images_with_oversized_masks(page))
 
 
 def drop_oversized_masks(page: pymupdf.Page) -> None:
     """Remove the soft masks over the cap from the images of `page`, in this process's copy of the
     document only. The layout model reads the page's text with images kept (see oversized_mask);
     in its process the mask only makes a speck transparent, which does not change the layout."""
+    for xref in _images_with_oversized_masks(page):
+        page.parent.xref_set_key(xref, "SMask", "null")
+
+
+def _images_with_oversized_masks(page: pymupdf.Page) -> Iterator[int]:
+    """The xrefs of the page's images whose soft mask is over the cap."""
     cap = pixel_cap() * 1e6
     for info in page.get_images(full=True):
         if _mask_pixels(page.parent, int(info[1])) > cap:
-            page.parent.xref_set_key(int(info[0]), "SMask", "null")
+            yield int(info[0])
 
 
 def _mask_pixels(doc: pymupdf.Document, xref: int) -> int:

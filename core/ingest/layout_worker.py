@@ -18,7 +18,7 @@ from pathlib import Path
 import pymupdf
 
 from core.ingest.image_cap import drop_oversized_masks
-from core.settings import positive_number, usable_cores
+from core.settings import positive_number, share_of_cores, usable_cores
 
 
 def load_layout_model() -> None:
@@ -278,7 +278,7 @@ class LayoutPool:
         size = size or default_pool_size()
         # the cores shared out: one pool of N on C cores gives each model C // N threads
         whole_machine = size == 1 and usable_cores() >= (os.cpu_count() or 1)
-        threads = None if whole_machine else max(1, usable_cores() // size)
+        threads = None if whole_machine else share_of_cores(size)
         self.workers = [LayoutWorker(threads) for _ in range(size)]
         self.lock = threading.Lock()  # one document at a time per pool
 

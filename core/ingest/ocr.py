@@ -38,7 +38,7 @@ from core.ingest.ocr_second_look import second_look_rows
 from core.ingest.ocr_confidence import TsvRow, read_tsv_rows, start_tsv
 from core.ingest.scan_marks import ScanMarks, find_marks
 from core.model import BBox
-from core.settings import positive_number, usable_cores
+from core.settings import positive_number, share_of_cores, usable_cores
 
 MIN_TEXT_CHARS = 20  # fewer usable characters than this on an image-covered page: scanned
 MIN_IMAGE_SHARE = 0.4  # the share of the page that images must cover
@@ -193,7 +193,7 @@ def ocr_pages(doc: pymupdf.Document, indexes: Sequence[int], settings: OcrSettin
     per page only waits on it while the cores do the work. Each Tesseract gets its share of the
     cores (OMP_THREAD_LIMIT) so parallel pages do not fight over them."""
     workers = max(1, min(ocr_workers(), len(indexes)))
-    threads = max(1, usable_cores() // workers)
+    threads = share_of_cores(workers)
     # the page bytes are cut here, in one thread: a pymupdf Document is not safe to share across threads
     requests = {i: _one_page_pdf(doc, i) for i in indexes}
     with ThreadPoolExecutor(workers) as pool:
