@@ -104,10 +104,19 @@ def add_prefix(chunk: Chunk, mode: str, limit: int) -> Chunk:
     path = _not_yet_written(path[-1:] if mode == "heading" else path, _squash(chunk.text))
     if not path:
         return chunk
-    words = " > ".join(path)
-    if len(words) > limit:
-        words = words[-limit:] if mode == "path" else words[:limit]
+    words = _nearest_headings(path, limit) if mode == "path" else " > ".join(path)[:limit]
     return replace(chunk, text=f"{words}\n{chunk.text}")
+
+
+def _nearest_headings(path: list[str], limit: int) -> str:
+    """The path's last headings, whole, that fit in `limit` characters: a heading cut at its start
+    ("4章 デジタル…" for "第4章 デジタル…") loses its number, the part that names it. A nearest
+    heading longer than the limit keeps its start and ends in "…"."""
+    for cut in range(len(path)):
+        words = " > ".join(path[cut:])
+        if len(words) <= limit:
+            return words
+    return path[-1][: max(limit - 1, 1)] + "…"
 
 
 def _not_yet_written(path: list[str], text: str) -> list[str]:

@@ -18,7 +18,14 @@ def test_path_prefix_starts_every_chunk_with_its_section_path_and_tables_too():
     table = chunk("t", "区分 金額\nA 100", (Category.TABLE,), path=("第1節 経費", "クラウドプログラム"), atomic=True)
     assert add_prefix(table, "path", 60).text.startswith("第1節 経費 > クラウドプログラム\n区分")
     assert add_prefix(table, "heading", 60).text.startswith("クラウドプログラム\n")
-    assert add_prefix(table, "path", 8).text.startswith("クラウドプログラム"[-8:])  # the nearest end is kept
+    assert add_prefix(table, "path", 8).text.startswith("クラウドプログ…\n区分")  # the nearest heading's start
+
+
+def test_a_long_path_prefix_keeps_whole_headings_nearest_first():
+    path = ("令和6年版 情報通信白書", "第4章 デジタルテクノロジーの動向", "第1節 AIの進化", "1 生成AIが抱える課題")
+    c = chunk("c", "本文です。", path=path)
+    assert add_prefix(c, "path", 30).text == "第1節 AIの進化 > 1 生成AIが抱える課題\n本文です。"
+    assert add_prefix(c, "path", 50).text == "第4章 デジタルテクノロジーの動向 > 第1節 AIの進化 > 1 生成AIが抱える課題\n本文です。"
 
 
 def test_a_chunk_already_starting_with_its_heading_gets_no_second_copy():
