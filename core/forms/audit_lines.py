@@ -13,14 +13,11 @@ from typing import Any, Mapping, Sequence
 from core.forms.fields import extract_fields
 from core.forms.form_events import element_id_of
 from core.forms.form_field import FormField
-from core.model import Document, Element
+from core.model import Document
 from core.review.corrections import corrected_document, machine_document
+from core.review.describe import ElementNames, element_phrase, quoted
 from core.review.status import AuditRow, audit_log
 from core.store.workspace import Workspace
-
-NAME_CHARS = 24
-TEXTLESS = {"picture": "the picture", "table": "the table", "selection_mark": "a check box",
-            "form_field": "a form field", "formula": "the formula", "decorative": "a decoration"}
 
 
 @dataclass(frozen=True)
@@ -30,38 +27,14 @@ class AuditLine:
     payload: Mapping[str, Any]  # the event as stored, with its ids: for the detail view
 
 
-def quoted(text: str) -> str:
-    flat = " ".join(str(text).split())
-    return f"「{flat[:NAME_CHARS]}{'…' if len(flat) > NAME_CHARS else ''}」" if flat else ""
-
-
 class Namer:
-    """Readable names for the element and field ids events carry, over the corrected and the
-    machine view (an event may name an element a later correction deleted)."""
+    """Readable names for the element and field ids events carry: elements as
+    `core.review.describe.ElementNames` names them, a check box by its label, a field by its key."""
 
     def __init__(self, docs: Sequence[Document], fields: Sequence[FormField], events: Sequence[Any]):
-        self.elements: dict[str, Element] = {}
-        for doc in reversed(docs):
-            self.elements.update(doc.element_index())
+        labels = {element_id_of(f.value_ref): f.key for f in fields if f.is_selection and f.value_ref}
+        self.element = ElementNames(docs, events, labels)
         self.fields = {f.id: f for f in fields}
-        self.mark_labels = {element_id_of(f.value_ref): f.key for f in fields if f.is_selection and f.value_ref}
-        self.anchors: dict[str, str] = {}
-        for e in events:  # what the reviewer saw, for elements no parse has any more
-            for key, anchor in (e.payload.get("anchor") or {}).items():
-                if isinstance(anchor, dict) and isinstance(e.payload.get(key), str):
-                    self.anchors.setdefault(e.payload[key], str(anchor.get("text", "")))
-
-    def element(self, ref: Any) -> str:
-        element_id = element_id_of(ref) if isinstance(ref, str) else None
-        if not element_id:
-            return "an element"
-        e = self.elements.get(element_id)
-        if e is None:
-            return quoted(self.anchors.get(element_id, "")) or "an element that is gone"
-        label = self.mark_labels.get(element_id)
-        if label and not e.text.strip():
-            return quoted(label)
-        return quoted(e.text) or TEXTLESS.get(e.category.value, f"the {e.category.value}")
 
     def field_page(self, payload: Mapping[str, Any]) -> int | None:
         f = self.fields.get(payload.get("field")) if isinstance(payload.get("field"), str) else None
@@ -70,28 +43,6 @@ class Namer:
     def field(self, field_id: Any) -> str:
         f = self.fields.get(field_id) if isinstance(field_id, str) else None
         return quoted(f.key) if f is not None and f.key.strip() else "a form field"
-
-
-def _element_phrase(payload: Mapping[str, Any], n: Namer) -> str | None:
-    kind, target = payload.get("kind"), payload.get("target")
-    phrases = {
-        "relabel": lambda: f"{n.element(target)} → relabelled {payload.get('category')}",
-        "delete_element": lambda: f"{n.element(target)} → deleted",
-        "add_element": lambda: f"new {payload.get('category')} box drawn",
-        "move_bbox": lambda: f"{n.element(target)} → box moved",
-        "link": lambda: f"{n.element(payload.get('source'))} → linked to {n.element(target)}",
-        "unlink": lambda: f"{n.element(payload.get('source'))} → unlinked"
-                          + (f" from {n.element(target)}" if target else ""),
-        "set_selection": lambda: f"{n.element(target)} → {payload.get('state')}",
-        "set_text": lambda: f"{n.element(target)} → text corrected",
-        "reorder": lambda: (f"{n.element(target)} → moved after {n.element(payload['after'])}" if payload.get("after")
-                            else f"{n.element(target)} → moved before {n.element(payload.get('before'))}"),
-        "split_element": lambda: f"{n.element(target)} → split after line {payload.get('at_line')}",
-        "chunk_break": lambda: f"{n.element(payload.get('before'))} → starts a new chunk",
-        "join_chunks": lambda: f"{n.element(payload.get('before'))} → kept in the chunk before it",
-    }
-    make = phrases.get(kind)
-    return make() if make else None
 
 
 def _form_phrase(payload: Mapping[str, Any], n: Namer) -> str | None:
@@ -113,7 +64,7 @@ def event_phrase(payload: Mapping[str, Any], n: Namer, by_id: Mapping[str, Any] 
     if payload.get("kind") == "undo":
         undone = (by_id or {}).get(str(payload.get("event")))
         return f"undid: {event_phrase(undone.payload, n, by_id)}" if undone else "undid an event"
-    return _element_phrase(payload, n) or _form_phrase(payload, n) or str(payload.get("kind"))
+    return element_phrase(payload, n.element) or _form_phrase(payload, n) or str(payload.get("kind"))
 
 
 def readable_line(row: AuditRow, payload: Mapping[str, Any], n: Namer, by_id: Mapping[str, Any]) -> str:

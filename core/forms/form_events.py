@@ -16,6 +16,7 @@ from core.forms.rulings import unit_index
 from core.forms.units import Unit, section_paths
 from core.forms.widget_fields import widget_kind, widget_state, widget_value_text
 from core.model import Document, Element
+from core.review.describe import element_id_of
 from core.review.events import FORM_KINDS
 
 def active_events(events: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -190,6 +191,3 @@ def _orphans(doc: Document, old: FormField, taken: tuple[str, ...] | None) -> li
     return out
 
 
-def element_id_of(ref: str | None) -> str | None:
-    """The element part of a unit id: `<element id>:<n>` (one of its lines) gives `<element id>`."""
-    return ref.split(":")[0] if ref else None

@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 
 from core.model import Document
 from core.review.corrections import corrected_view, machine_document
-from core.review.describe import describe, element_pages, event_page
+from core.review.describe import ElementNames, describe, element_pages, event_page
 from core.review.events import REVIEW_STATUSES, events_in_effect
 from core.store.records import StoredEvent
 from core.store.workspace import Workspace
@@ -111,15 +111,7 @@ def audit_log(ws: Workspace, doc_id: str) -> list[AuditRow]:
     unanchored = {u.event_id for u in view.unanchored}
     where = element_pages(docs)
     by_id = {e.event_id: e for e in events}
-    texts = {eid: el.text for d in reversed(docs) for eid, el in d.element_index().items()}
-    for e in events:  # what the reviewer saw, for elements no parse has any more
-        for key, anchor in (e.payload.get("anchor") or {}).items():
-            if isinstance(anchor, dict) and isinstance(e.payload.get(key), str):
-                texts.setdefault(e.payload[key], str(anchor.get("text", "")))
-
-    def name(element_id: str) -> str:
-        text = " ".join(str(texts.get(element_id, "")).split())
-        return f"「{text[:24]}{'…' if len(text) > 24 else ''}」" if text else str(element_id)
+    name = ElementNames(docs, events)
     rows = []
     for e in events:
         if e.kind == "undo" or e.event_id in in_effect:

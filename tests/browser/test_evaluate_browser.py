@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.steps import FIRST_VISIT_TIMEOUT_MS, settle
+
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
 GOLD = REPO / "sample_docs" / "gold_ja_realdata.jsonl"
 WHITE_PAPER = "yomitoku_demo_sample_R6_joho_tsushin_hakusho_excerpt.pdf"
-FIRST_VISIT_TIMEOUT_MS = 120_000
 
 
 def cli(workspace: Path, *args: str) -> str:
@@ -23,15 +24,6 @@ def cli(workspace: Path, *args: str) -> str:
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     return done.stdout
-
-
-def settle(page) -> None:
-    page.wait_for_timeout(300)
-    for _ in range(600):
-        if page.locator('[data-testid="stStatusWidget"]').filter(has_text="Running").count() == 0:
-            break
-        page.wait_for_timeout(250)
-    page.wait_for_timeout(500)
 
 
 def headline_figures(page) -> dict[str, str]:
@@ -51,21 +43,21 @@ def pick(page, label: str, option: str) -> None:
     page.locator('[data-testid="stMultiSelect"]').filter(has_text=label).locator("input").click()
     page.get_by_role("option", name=option).click()
     page.keyboard.press("Escape")
-    settle(page)
+    settle(page, max_wait_ms=150_000)
 
 
 def type_number(page, label: str, value: str) -> None:
     box = page.get_by_label(label)
     box.fill(value)
     box.press("Enter")
-    settle(page)
+    settle(page, max_wait_ms=150_000)
 
 
 def test_the_evaluate_page_shows_the_cli_figures_on_the_white_paper(app_server, browser_page, realdata, tmp_path):
     page = browser_page
     page.goto(app_server.url)
     page.get_by_text("Inspect", exact=False).first.wait_for(timeout=FIRST_VISIT_TIMEOUT_MS)
-    settle(page)  # the first visit's sample ingest is over before the CLI writes
+    settle(page, max_wait_ms=150_000)  # the first visit's sample ingest is over before the CLI writes
     cli(app_server.workspace, "ingest", str(realdata / "pdfs" / "ja" / WHITE_PAPER), "--engine", "fast")
     questions = [line for line in GOLD.read_text(encoding="utf-8").splitlines() if WHITE_PAPER in line]
     gold = tmp_path / "white_paper.jsonl"
@@ -76,7 +68,7 @@ def test_the_evaluate_page_shows_the_cli_figures_on_the_white_paper(app_server, 
     page.goto(f"{app_server.url}/evaluate")
     page.get_by_role("button", name="Run evaluation").click(timeout=60_000)
     page.get_by_text("Evidence found within 1,000 characters").wait_for(timeout=300_000)
-    settle(page)
+    settle(page, max_wait_ms=150_000)
     shown = headline_figures(page)
     assert shown == expected and len(shown) == 2
     assert counts["total"] == len(questions)
@@ -93,6 +85,6 @@ def test_the_evaluate_page_shows_the_cli_figures_on_the_white_paper(app_server, 
     type_number(page, "Fusion weight: tfidf", "0.3")
     page.get_by_role("button", name="Run evaluation").click(timeout=60_000)
     page.get_by_text("modes plain, routed, pages").wait_for(timeout=300_000)
-    settle(page)
+    settle(page, max_wait_ms=150_000)
     shown = headline_figures(page)
     assert len(expected) == 2 * 2 * 3 and shown == expected

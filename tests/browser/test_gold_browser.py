@@ -9,19 +9,11 @@ from core.evaluation.gold import load_items
 from core.review.corrections import corrected_document
 from core.store.opening import open_workspace
 
+from tests.browser.steps import FIRST_VISIT_TIMEOUT_MS, settle
+
 pytestmark = pytest.mark.browser
 
-FIRST_VISIT_TIMEOUT_MS = 120_000  # the app ingests the samples before the first page shows
 CANVAS = "canvas.dc-background-canvas"
-
-
-def settle(page, extra_ms: int = 600) -> None:
-    page.wait_for_timeout(250)
-    for _ in range(120):
-        if page.locator('[data-testid="stStatusWidget"]').filter(has_text="Running").count() == 0:
-            break
-        page.wait_for_timeout(250)
-    page.wait_for_timeout(extra_ms)
 
 
 def evidence_count(page) -> int:
@@ -59,24 +51,24 @@ def test_clicking_elements_on_the_gold_page_builds_the_evidence_and_saves_it(app
 
     page.get_by_role("textbox", name="Question").fill("この文書の目次はどこにあるか")
     page.get_by_role("textbox", name="Question").press("Control+Enter")
-    settle(page)
+    settle(page, 600)
     upper = page.locator("canvas.upper-canvas").first
     box = canvas.bounding_box()
     scale = box["width"] / page_one.width
     point = {"x": (target.bbox[0] + target.bbox[2]) / 2 * scale, "y": (target.bbox[1] + target.bbox[3]) / 2 * scale}
 
     upper.click(position=point)
-    settle(page)
+    settle(page, 600)
     assert wait_for_evidence(page, 1) == 1
     upper.click(position=point)  # a second click on the same element takes it back out
-    settle(page)
+    settle(page, 600)
     assert wait_for_evidence(page, 0) == 0
     upper.click(position=point)
-    settle(page)
+    settle(page, 600)
     assert wait_for_evidence(page, 1) == 1
 
     page.get_by_role("button", name="Save item").click()
-    settle(page)
+    settle(page, 600)
     ws = open_workspace(app_server.workspace)
     try:
         items = [i for i in load_items(ws) if i.question == "この文書の目次はどこにあるか"]

@@ -13,9 +13,10 @@ from core.categories import Category
 from core.review.corrections import corrected_document
 from core.store.opening import open_workspace
 
+from tests.browser.steps import FIRST_VISIT_TIMEOUT_MS
+
 pytestmark = pytest.mark.browser
 
-FIRST_VISIT_TIMEOUT_MS = 120_000  # the app ingests the samples before the first page shows
 CANVAS = "canvas.dc-background-canvas"  # streamlit-drawable-canvas draws the page image here
 VIEW = "div.dc-container"  # the page image with the overlay canvas (category boxes) on top
 

@@ -9,15 +9,13 @@ from core.categories import Category
 from core.forms.fields import extract_fields
 from core.render import element_at
 from core.geometry import center
-from core.review.corrections import corrected_document
 from core.store.opening import open_workspace
+
+from tests.browser.steps import KEIHI, STEP_TIMEOUT_MS, first_visit, new_page, sample, settle
 
 pytestmark = pytest.mark.browser
 
-FIRST_VISIT_TIMEOUT_MS = 120_000  # the first visit ingests the sample documents
-STEP_TIMEOUT_MS = 30_000
 FORM = "shinseisho_form.pdf"
-KEIHI = "keihi_seisan_kitei.pdf"
 # Painted overlay pixels on the overlay layer (sampled) and a checksum of their colours, on every
 # animation frame from now until `ms` later: the smallest count is the worst moment the reviewer saw.
 WATCH_OVERLAYS = """(ms) => new Promise(done => {
@@ -31,38 +29,6 @@ WATCH_OVERLAYS = """(ms) => new Promise(done => {
   const tick = () => { counts.push(painted()); performance.now() < end ? requestAnimationFrame(tick) : done(counts); };
   window.__rliOverlayCounts = counts; tick();
 })"""
-
-
-def sample(app_server, source: str):
-    ws = open_workspace(app_server.workspace)
-    try:
-        record = next(r for r in ws.documents() if r.source == source)
-        return record.doc_id, corrected_document(ws, record.doc_id)
-    finally:
-        ws.close()
-
-
-def new_page(chromium, width: int, height: int):
-    context = chromium.new_context(viewport={"width": width, "height": height})
-    return context, context.new_page()
-
-
-def settle(page, extra_ms: int = 500) -> None:
-    """Wait until Streamlit's run has finished (its status widget says "Running" meanwhile)."""
-    page.wait_for_timeout(250)
-    for _ in range(160):
-        if page.locator('[data-testid="stStatusWidget"]').filter(has_text="Running").count() == 0:
-            break
-        page.wait_for_timeout(250)
-    page.wait_for_timeout(extra_ms)
-
-
-def first_visit(page, app_server, path: str = "") -> None:
-    page.goto(f"{app_server.url}/{path}")
-    page.locator("[data-testid='stSidebarNav']").wait_for(timeout=FIRST_VISIT_TIMEOUT_MS)
-    page.get_by_text("First visit: reading").first.wait_for(state="detached", timeout=FIRST_VISIT_TIMEOUT_MS)
-    page.get_by_label("Document", exact=True).first.wait_for(timeout=FIRST_VISIT_TIMEOUT_MS)
-    settle(page)
 
 
 def stable_canvas(page, quiet_ms: int = 1500):

@@ -337,7 +337,7 @@ def test_cli_correct_names_an_unknown_document(stored, tmp_path, capsys):
 
 
 def test_describe_reads_like_a_sentence():
-    assert describe({"kind": "relabel", "target": "x", "category": "caption"}) == "relabel x → caption"
+    assert describe({"kind": "relabel", "target": "x", "category": "caption"}) == "x → relabelled caption"
     assert describe({"kind": "undo", "event": "3"}) == "undo event 3"
 
 

@@ -52,5 +52,5 @@ def test_audit_log_says_who_did_what_in_words_and_what_is_still_in_effect(stored
     rows = audit_log(ws, doc.doc_id)
     assert [(r.actor, r.kind, r.page, r.status) for r in rows] == [
         ("hanako", "relabel", 1, "in effect"), ("taro", "delete_element", 1, "undone"), ("taro", "undo", 1, "in effect")]
-    assert rows[0].summary == "relabel 「1 / 2」 → page_footer"
+    assert rows[0].summary == "「1 / 2」 → relabelled page_footer"
     assert rows[1].undone_by == rows[2].event_id

@@ -197,9 +197,9 @@ def test_the_new_kinds_read_as_sentences_in_the_audit(stored):
     body, header = by_text(doc, "本規程"), by_text(doc, "第1条")
     name = {body.id: "本規程…", header.id: "第1条 目的"}.get
     assert describe({"kind": "set_text", "target": body.id, "text": "新しい本文"}, name) == \
-        "set the text of 本規程… to “新しい本文”"
+        "本規程… → text set to “新しい本文”"
     assert describe({"kind": "reorder", "target": body.id, "before": header.id}, name) == \
-        "move 本規程… before 第1条 目的 in reading order"
-    assert describe({"kind": "split_element", "target": body.id, "at_line": 2}, name) == "split 本規程… after line 2"
-    assert describe({"kind": "chunk_break", "before": body.id}, name) == "start a new chunk at 本規程…"
-    assert describe({"kind": "join_chunks", "before": body.id}, name) == "keep 本規程… in the chunk before it"
+        "本規程… → moved before 第1条 目的"
+    assert describe({"kind": "split_element", "target": body.id, "at_line": 2}, name) == "本規程… → split after line 2"
+    assert describe({"kind": "chunk_break", "before": body.id}, name) == "本規程… → starts a new chunk"
+    assert describe({"kind": "join_chunks", "before": body.id}, name) == "本規程… → kept in the chunk before it"

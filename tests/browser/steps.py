@@ -1,0 +1,44 @@
+"""Steps the browser tests share: open the app on its first visit, wait for a Streamlit run to
+finish, and read a sample document as the workspace holds it after its corrections."""
+from __future__ import annotations
+
+from core.review.corrections import corrected_document
+from core.store.opening import open_workspace
+
+FIRST_VISIT_TIMEOUT_MS = 120_000  # the first visit ingests the sample documents
+STEP_TIMEOUT_MS = 30_000
+KEIHI = "keihi_seisan_kitei.pdf"
+
+
+def sample(app_server, source: str = KEIHI):
+    """(doc_id, corrected document) of the sample ingested from `source`."""
+    ws = open_workspace(app_server.workspace)
+    try:
+        record = next(r for r in ws.documents() if r.source == source)
+        return record.doc_id, corrected_document(ws, record.doc_id)
+    finally:
+        ws.close()
+
+
+def new_page(chromium, width: int, height: int):
+    context = chromium.new_context(viewport={"width": width, "height": height})
+    return context, context.new_page()
+
+
+def settle(page, extra_ms: int = 500, max_wait_ms: int = 40_000) -> None:
+    """Wait until Streamlit's run has finished (its status widget says "Running" meanwhile)."""
+    page.wait_for_timeout(250)
+    for _ in range(max_wait_ms // 250):
+        if page.locator('[data-testid="stStatusWidget"]').filter(has_text="Running").count() == 0:
+            break
+        page.wait_for_timeout(250)
+    page.wait_for_timeout(extra_ms)
+
+
+def first_visit(page, app_server, path: str = "") -> None:
+    """Open the app (the module's first visit ingests the samples) at `path`."""
+    page.goto(f"{app_server.url}/{path}")
+    page.locator("[data-testid='stSidebarNav']").wait_for(timeout=FIRST_VISIT_TIMEOUT_MS)
+    page.get_by_text("First visit: reading").first.wait_for(state="detached", timeout=FIRST_VISIT_TIMEOUT_MS)
+    page.get_by_label("Document", exact=True).first.wait_for(timeout=FIRST_VISIT_TIMEOUT_MS)
+    settle(page)
