@@ -180,3 +180,17 @@ def test_a_line_tesseract_gave_a_cells_height_is_set_small_enough_to_stay_in_its
              for span in line["spans"] for ch in span["chars"] if not ch["c"].isspace()]
     assert "".join(ch["c"] for ch in chars) == "申請日2026年4月15日"
     assert max(ch["bbox"][2] for ch in chars) <= 495 * 1.02
+
+
+def test_a_cell_borders_piece_read_as_a_full_stop_is_dropped_and_real_punctuation_is_kept():
+    from core.ingest.ocr import _tsv_words
+
+    # on the scanned 申請書 a 3 x 19 pt piece of a cell border after "仮払金" came back as "。"
+    # (and after "精算額" as "”"); a real 。 and a real 、 (Tesseract boxes it a line high) stay
+    zoom = 2.0
+    rows = [((v[0] * zoom, v[1] * zoom, v[2] * zoom, v[3] * zoom), 0.9, text, (1, 1, n))
+            for n, (v, text) in enumerate([((300, 436, 330, 446), "仮払金"), ((363, 433, 366, 452), "。"),
+                                           ((40, 130, 60, 145), "期限は"), ((60, 130, 68, 145), "、"),
+                                           ((70, 132, 80, 141), "経費"), ((80, 139, 83, 142), "。"),
+                                           ((365, 457, 368, 476), "”")])]
+    assert [w.text for w in _tsv_words(rows, zoom, ScanMarks())] == ["仮払金", "期限は", "、", "経費", "。"]
