@@ -264,3 +264,24 @@ def test_a_doubtful_word_is_read_again_alone_and_a_sure_one_is_left_as_read(tess
     again = reread_doubtful(gray, rows, "jpn", 300, tesseract, 60)
     assert [text for _, _, text, _ in again] == ["梅", "由", "区区"]
     assert again[0][1] >= 0.6 and again[0][0] == rows[0][0] and again[1:] == rows[1:]
+
+
+def test_a_latin_word_the_jpn_model_doubted_is_read_again_with_the_english_model(tesseract):
+    import numpy as np
+
+    from core.ingest.ocr_second_look import reread_doubtful
+
+    # the jpn model read the scanned 申請書's mail address as "…example.cOo.jD" at 0.4; a Japanese
+    # word as unsure is not Latin and stays as read
+    doc = pymupdf.open()
+    page = doc.new_page(width=298, height=120)
+    page.insert_text((30, 40), "taro.yamada@example.co.jp", fontname="helv", fontsize=11)
+    page.insert_text((30, 80), "経費精算", fontname="japan", fontsize=11)
+    pix = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY)
+    gray = np.frombuffer(pix.samples, np.uint8).reshape(pix.height, pix.width).copy()
+    zoom = 300 / 72
+    boxes = [tuple(v * zoom for v in line["bbox"]) for block in page.get_text("dict")["blocks"] for line in block["lines"]]
+    rows = [(boxes[0], 0.4, "taro.yamada@example.cOo.jD", (1, 1, 1)), (boxes[1], 0.4, "経費精箕", (1, 1, 2))]
+    again = reread_doubtful(gray, rows, "jpn", 300, tesseract, 60)
+    assert [text for _, _, text, _ in again] == ["taro.yamada@example.co.jp", "経費精箕"]
+    assert again[0][1] >= 0.6
