@@ -34,7 +34,7 @@ import pymupdf
 
 from core.geometry import area, overlap_area
 from core.ingest.ocr_fixes import fixed_words
-from core.ingest.ocr_second_look import second_look_rows
+from core.ingest.ocr_second_look import reread_doubtful, second_look_rows
 from core.ingest.ocr_confidence import TsvRow, read_tsv_rows, start_tsv
 from core.ingest.scan_marks import ScanMarks, find_marks
 from core.model import BBox
@@ -255,6 +255,7 @@ def ocr_words(page: pymupdf.Page, settings: OcrSettings, tessdata: str) -> OcrPa
     pix.set_dpi(dpi, dpi)
     rows = read_tsv_rows(start_tsv(pix.tobytes("png"), settings.language, dpi, tessdata), settings.timeout)
     if rows:
+        rows = reread_doubtful(pixels, rows, settings.language, dpi, tessdata, settings.timeout)
         rows += second_look_rows(pixels, rows, dpi / 72, settings.language, dpi, tessdata, settings.timeout)
     # a blank scan is read once: only a command that is missing or failed falls back to MuPDF's OCR
     reader = "the tesseract command" if rows is not None else f"PyMuPDF {pymupdf.VersionBind}"
@@ -267,7 +268,7 @@ def ocr_words(page: pymupdf.Page, settings: OcrSettings, tessdata: str) -> OcrPa
 def _kept(text: str, box: BBox, marks: ScanMarks) -> str:
     """The word's text as it goes on the page: "" for no word (a check box read as 口, noise)."""
     text = _without_rule_bars(text.strip(), box, marks)
-    return text if text and usable_chars(text) and not _is_a_box(box, marks) else ""
+    return text if text and usable_chars(text) and not _is_a_box(box, marks) and not _is_a_rule_piece(text, box) else ""
 
 
 def _tsv_words(rows: Sequence[TsvRow], zoom: float, marks: ScanMarks) -> list[OcrWord]:
@@ -358,6 +359,18 @@ def _without_rule_bars(text: str, word: BBox, marks: ScanMarks) -> str:
     crossed = any(word[0] - 2 <= x <= word[2] + 2 and min(y1, word[3]) - max(y0, word[1]) >= 0.5 * height
                   for x, y0, y1 in marks.vsegs)
     return text.translate(_BARS).strip() if crossed else text
+
+
+_SMALL_MARKS = frozenset("。、，．,.'\"”“’‘`・")
+RULE_PIECE_HEIGHT = 8.0  # points: a small mark's ink is a few points high, a cell border's piece is a row's
+
+
+def _is_a_rule_piece(text: str, word: BBox) -> bool:
+    """A piece of a cell border (too short to erase before OCR) that Tesseract read as 。 or ”:
+    such a mark's ink is about as wide as high and a few points tall, a border's is a thin bar
+    a row high (3 x 19 pt after 仮払金 on the scanned 申請書)."""
+    width, height = word[2] - word[0], word[3] - word[1]
+    return set(text) <= _SMALL_MARKS and height >= RULE_PIECE_HEIGHT and height >= 4 * width
 
 
 def _is_a_box(word: BBox, marks: ScanMarks) -> bool:
@@ -481,10 +494,27 @@ def _line_sizes(words: Sequence[OcrWord]) -> dict[int, float]:
     for w in words:
         heights.setdefault(w.line, []).append(w.bbox[3] - w.bbox[1])
     raw = {line: round(_typical_height(hs) / GLYPH_HEIGHT * 2) / 2 for line, hs in heights.items()}
+    raw = {line: min(size, _widest_fit(words, line)) for line, size in raw.items()}
     common = statistics.mode(raw.values())
     # Tesseract's boxes follow the glyphs, so one body size reads as 9.5, 10 and 10.5 from line
     # to line; within 12 % of the page's common size it is that size
     return {line: common if abs(size - common) <= 0.12 * common else size for line, size in raw.items()}
+
+
+FIT_SLACK = 1.15  # a line's text set at its size may run this much past its words' span
+
+
+def _widest_fit(words: Sequence[OcrWord], line: int) -> float:
+    """The largest size, in half points, at which the line's text fits the span of its words.
+    Tesseract gives a whole line the height of a form's cell now and then (18 pt boxes on a 10 pt
+    "2026年4月15日"): set at that size, the line ran 20 pt per character past its box, over the
+    next cell, and its last characters were read as another line's."""
+    members = [w for w in words if w.line == line]
+    span = max(w.bbox[2] for w in members) - min(w.bbox[0] for w in members)
+    length = _ocr_font().text_length("".join(w.text for w in members), fontsize=1.0)
+    if length <= 0:
+        return float("inf")
+    return max(1.0, int(FIT_SLACK * span / length * 2) / 2)
 
 
 def _typical_height(heights: list[float]) -> float:

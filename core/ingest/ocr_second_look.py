@@ -8,6 +8,7 @@ is cut out and read again as one line (`--psm 7`); words it reads with confidenc
 from __future__ import annotations
 
 import io
+import os
 
 import numpy as np
 from scipy import ndimage
@@ -72,3 +73,73 @@ def second_look_rows(pixels: np.ndarray, rows: list[TsvRow], zoom: float, langua
             if conf >= MIN_CONFIDENCE:
                 out.append(((bx0 + cx0, by0 + cy0, bx1 + cx0, by1 + cy0), conf, text, (LINE_KEY + n, *key[1:])))
     return out
+
+
+MAX_REREADS = 6  # doubtful words read again per page, the least sure first: each costs a Tesseract start
+DOUBTFUL = 0.2  # a word the page pass is this unsure of is mostly a misread (梅田 read 板田 at 0.0)
+LATIN = "eng"  # the jpn model reads Latin words badly ("taro.yamada@example.cOo.jD", "expenSses")
+DOUBTFUL_LATIN = MIN_CONFIDENCE  # a Latin word the jpn pass is less sure of is read again in LATIN
+
+
+def reread_doubtful(pixels: np.ndarray, rows: list[TsvRow], language: str, dpi: int, tessdata: str,
+                    timeout: float) -> list[TsvRow]:
+    """The rows, each of the least sure words read again alone (`--psm 7` on its box and a margin)
+    and taken when that reading is sure and better: the page pass reads a character among its
+    neighbours' ink and Tesseract's line model, read alone it is often read right. A Japanese
+    word keeps its length; a Latin word the jpn model read is read again with LATIN's model."""
+    out = list(rows)
+    doubtful = _least_sure(rows, lambda row: row[1] < DOUBTFUL)
+    for i in doubtful:
+        again = _read_alone(pixels, rows[i], language, dpi, tessdata, timeout, _same_length)
+        if again is not None:
+            out[i] = again
+    if LATIN not in language.split("+") and os.path.isfile(os.path.join(tessdata, f"{LATIN}.traineddata")):
+        for i in _least_sure(out, lambda row: _is_latin(row[2]) and row[1] < DOUBTFUL_LATIN):
+            again = _read_alone(pixels, out[i], LATIN, dpi, tessdata, timeout, _about_as_long)
+            if again is not None:
+                out[i] = again
+    return out
+
+
+def _least_sure(rows: list[TsvRow], doubt) -> list[int]:
+    return sorted((i for i, row in enumerate(rows) if doubt(row)), key=lambda i: rows[i][1])[:MAX_REREADS]
+
+
+def _is_latin(text: str) -> bool:
+    return text.isascii() and sum(ch.isalpha() for ch in text) >= 2
+
+
+def _same_length(old: str, new: str) -> bool:
+    return len(new) == len(old)
+
+
+def _about_as_long(old: str, new: str) -> bool:
+    """Latin read again may lose a doubled letter ("expenSses" → "expenses"), no more."""
+    return abs(len(new) - len(old)) <= max(2, len(old) // 4)
+
+
+def _read_alone(pixels: np.ndarray, row: TsvRow, language: str, dpi: int, tessdata: str,
+                timeout: float, fits) -> TsvRow | None:
+    """The word read again alone, or None when that reading is not sure, not better or does not
+    `fits(old text, new text)`."""
+    from PIL import Image
+
+    (x0, y0, x1, y1), conf, text, key = row
+    margin = int((y1 - y0) * 0.5)
+    cx0, cy0 = max(0, int(x0) - margin), max(0, int(y0) - margin)
+    crop = pixels[cy0: int(y1) + margin, cx0: int(x1) + margin]
+    if crop.size == 0:
+        return None
+    buf = io.BytesIO()
+    Image.fromarray(crop).save(buf, format="PNG")
+    inside = [(c, t) for (bx0, by0, bx1, by1), c, t, _ in
+              read_tsv_rows(start_tsv(buf.getvalue(), language, dpi, tessdata, psm=7), timeout) or ()
+              if x0 <= cx0 + (bx0 + bx1) / 2 <= x1 and y0 <= cy0 + (by0 + by1) / 2 <= y1]
+    if len(inside) != 1 and language == LATIN:
+        return None  # one Latin word read as several is no surer reading of it
+    if not inside:
+        return None
+    new_text, new_conf = "".join(t for _, t in inside), min(c for c, _ in inside)
+    if not fits(text, new_text) or new_conf < MIN_CONFIDENCE or new_conf <= conf:
+        return None
+    return (x0, y0, x1, y1), new_conf, new_text, key

@@ -242,3 +242,46 @@ def test_a_line_the_page_pass_dropped_is_read_by_the_second_look(tesseract):
     assert "目次" in "".join(text for _, _, text, _ in rows)
     (x0, y0, x1, y1), *_ = rows[0]
     assert 25 * zoom <= x0 and y1 <= 45 * zoom  # in page pixels, where the heading is
+
+
+def test_a_doubtful_word_is_read_again_alone_and_a_sure_one_is_left_as_read(tesseract):
+    import numpy as np
+
+    from core.ingest.ocr_second_look import reread_doubtful
+
+    # on the scanned 申請書 the page pass read the 梅 of 梅田 as 板 with confidence 0.0; read
+    # alone it is 梅 at 0.92. A sure word is never read again, even when its text is wrong here
+    doc = pymupdf.open()
+    page = doc.new_page(width=298, height=120)
+    page.insert_text((30, 60), "大阪市北区梅田", fontname="japan", fontsize=12)
+    chars = {ch["c"]: ch["bbox"] for block in page.get_text("rawdict")["blocks"] for line in block["lines"]
+             for span in line["spans"] for ch in span["chars"]}
+    pix = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY)
+    gray = np.frombuffer(pix.samples, np.uint8).reshape(pix.height, pix.width).copy()
+    zoom = 300 / 72
+    box = lambda c: tuple(v * zoom for v in chars[c])  # noqa: E731
+    rows = [(box("梅"), 0.0, "板", (1, 1, 1)), (box("田"), 0.95, "由", (1, 1, 1)), (box("区"), 0.1, "区区", (1, 1, 1))]
+    again = reread_doubtful(gray, rows, "jpn", 300, tesseract, 60)
+    assert [text for _, _, text, _ in again] == ["梅", "由", "区区"]
+    assert again[0][1] >= 0.6 and again[0][0] == rows[0][0] and again[1:] == rows[1:]
+
+
+def test_a_latin_word_the_jpn_model_doubted_is_read_again_with_the_english_model(tesseract):
+    import numpy as np
+
+    from core.ingest.ocr_second_look import reread_doubtful
+
+    # the jpn model read the scanned 申請書's mail address as "…example.cOo.jD" at 0.4; a Japanese
+    # word as unsure is not Latin and stays as read
+    doc = pymupdf.open()
+    page = doc.new_page(width=298, height=120)
+    page.insert_text((30, 40), "taro.yamada@example.co.jp", fontname="helv", fontsize=11)
+    page.insert_text((30, 80), "経費精算", fontname="japan", fontsize=11)
+    pix = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY)
+    gray = np.frombuffer(pix.samples, np.uint8).reshape(pix.height, pix.width).copy()
+    zoom = 300 / 72
+    boxes = [tuple(v * zoom for v in line["bbox"]) for block in page.get_text("dict")["blocks"] for line in block["lines"]]
+    rows = [(boxes[0], 0.4, "taro.yamada@example.cOo.jD", (1, 1, 1)), (boxes[1], 0.4, "経費精箕", (1, 1, 2))]
+    again = reread_doubtful(gray, rows, "jpn", 300, tesseract, 60)
+    assert [text for _, _, text, _ in again] == ["taro.yamada@example.co.jp", "経費精箕"]
+    assert again[0][1] >= 0.6

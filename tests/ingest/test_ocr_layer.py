@@ -145,3 +145,52 @@ def test_ink_left_unread_by_the_page_pass_is_found_as_a_line_and_ink_beside_a_wo
     assert len(found) == 1
     x0, y0, x1, y1 = (v / zoom for v in found[0])
     assert 28 <= x0 <= 31 and 26 <= y0 <= 31 and 55 <= x1 <= 60 and y1 <= 43
+
+
+def test_a_yen_amounts_full_stop_and_a_yen_read_as_yu_are_mended_and_a_decimal_is_not():
+    from core.ingest.ocr_fixes import fixed_words
+
+    # Tesseract reads "23,800 円" as 23.800, and the 円 of the next cell now and then as 由
+    words = [OcrWord((144, 436, 177, 453), "23.800", 0), OcrWord((244, 435, 257, 452), "円", 0),
+             OcrWord((144, 460, 177, 477), "11.500", 1), OcrWord((250, 463, 258, 472), "由", 1),
+             OcrWord((317, 462, 346, 471), "精算額", 1),
+             OcrWord((40, 500, 120, 510), "1.234.567円", 2),
+             OcrWord((40, 520, 90, 530), "23.800", 3), OcrWord((95, 520, 110, 530), "kg", 3),
+             OcrWord((40, 540, 90, 550), "0.5円", 4), OcrWord((40, 560, 90, 570), "理由", 5),
+             OcrWord((40, 580, 120, 590), "様式第3号（第10奈関係）", 6),
+             OcrWord((40, 600, 120, 610), "第2奈良丸", 7)]
+    fixed = fixed_words(words)
+    assert [w.text for w in fixed] == ["23,800", "円", "11,500", "円", "精算額", "1,234,567円", "23.800", "kg",
+                                       "0.5円", "理由", "様式第3号（第10条関係）", "第2奈良丸"]
+    assert fixed[0].fixes == ("N,NNN円 (read N.NNN円)",) and fixed[3].fixes == ("N円 (read N由)",)
+    assert not any(w.fixes for w in fixed[6:10])
+
+
+def test_a_line_tesseract_gave_a_cells_height_is_set_small_enough_to_stay_in_its_span():
+    # on the scanned 申請書 Tesseract gave "2026年4月15日" 18 pt boxes for 10 pt glyphs: set at
+    # 20 pt, the line ran past its cell and its last characters were read as the next line's
+    words = [OcrWord((391, 104, 419, 113), "申請", 0), OcrWord((416, 99, 426, 117), "日", 0),
+             OcrWord((432, 99, 453, 117), "2026", 0), OcrWord((453, 99, 462, 117), "年", 0),
+             OcrWord((462, 99, 468, 117), "4", 0), OcrWord((468, 99, 476, 117), "月", 0),
+             OcrWord((475, 99, 488, 117), "15", 0), OcrWord((488, 99, 495, 117), "日", 0)]
+    doc = pymupdf.open()
+    page = doc.new_page(width=600, height=200)
+    write_text_layer(page, words)
+    chars = [ch for block in page.get_text("rawdict")["blocks"] for line in block["lines"]
+             for span in line["spans"] for ch in span["chars"] if not ch["c"].isspace()]
+    assert "".join(ch["c"] for ch in chars) == "申請日2026年4月15日"
+    assert max(ch["bbox"][2] for ch in chars) <= 495 * 1.02
+
+
+def test_a_cell_borders_piece_read_as_a_full_stop_is_dropped_and_real_punctuation_is_kept():
+    from core.ingest.ocr import _tsv_words
+
+    # on the scanned 申請書 a 3 x 19 pt piece of a cell border after "仮払金" came back as "。"
+    # (and after "精算額" as "”"); a real 。 and a real 、 (Tesseract boxes it a line high) stay
+    zoom = 2.0
+    rows = [((v[0] * zoom, v[1] * zoom, v[2] * zoom, v[3] * zoom), 0.9, text, (1, 1, n))
+            for n, (v, text) in enumerate([((300, 436, 330, 446), "仮払金"), ((363, 433, 366, 452), "。"),
+                                           ((40, 130, 60, 145), "期限は"), ((60, 130, 68, 145), "、"),
+                                           ((70, 132, 80, 141), "経費"), ((80, 139, 83, 142), "。"),
+                                           ((365, 457, 368, 476), "”")])]
+    assert [w.text for w in _tsv_words(rows, zoom, ScanMarks())] == ["仮払金", "期限は", "、", "経費", "。"]
