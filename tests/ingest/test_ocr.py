@@ -4,8 +4,6 @@ The OCR tests run Tesseract for real on one small page (A6, scanned at 200 dpi, 
 the Tesseract language data is absent; CI installs it (scripts/system_packages.sh)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import io
 import os
 import struct
@@ -225,18 +223,22 @@ def test_a_scanned_logo_is_a_decorative_picture_not_text(workspace, tesseract):
     assert "山田太郎" in flat(" ".join(e.text for e in page.elements))
 
 
-def test_a_line_the_page_pass_dropped_is_read_by_the_second_look(tesseract):
+def gray_at_300_dpi(page):
+    """The page as the OCR pass sees it: 8-bit gray pixels at 300 dpi, and the zoom to them."""
     import numpy as np
 
+    pix = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY)
+    return np.frombuffer(pix.samples, np.uint8).reshape(pix.height, pix.width).copy(), 300 / 72
+
+
+def test_a_line_the_page_pass_dropped_is_read_by_the_second_look(tesseract):
     from core.ingest.ocr_second_look import second_look_rows
 
     doc = pymupdf.open()
     page = doc.new_page(width=298, height=120)
     page.insert_text((30, 40), "目次", fontname="japan", fontsize=13)
     page.insert_text((30, 80), "本規程は経費の精算について定める。", fontname="japan", fontsize=10)
-    pix = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY)
-    gray = np.frombuffer(pix.samples, np.uint8).reshape(pix.height, pix.width).copy()
-    zoom = 300 / 72
+    gray, zoom = gray_at_300_dpi(page)
     read = [((int(28 * zoom), int(71 * zoom), int(190 * zoom), int(82 * zoom)), 0.9, "本規程は経費の精算について定める。", (1, 1, 1))]
     rows = second_look_rows(gray, read, zoom, "jpn", 300, tesseract, 60)
     assert "目次" in "".join(text for _, _, text, _ in rows)
@@ -245,8 +247,6 @@ def test_a_line_the_page_pass_dropped_is_read_by_the_second_look(tesseract):
 
 
 def test_a_doubtful_word_is_read_again_alone_and_a_sure_one_is_left_as_read(tesseract):
-    import numpy as np
-
     from core.ingest.ocr_second_look import reread_doubtful
 
     # on the scanned 申請書 the page pass read the 梅 of 梅田 as 板 with confidence 0.0; read
@@ -256,9 +256,7 @@ def test_a_doubtful_word_is_read_again_alone_and_a_sure_one_is_left_as_read(tess
     page.insert_text((30, 60), "大阪市北区梅田", fontname="japan", fontsize=12)
     chars = {ch["c"]: ch["bbox"] for block in page.get_text("rawdict")["blocks"] for line in block["lines"]
              for span in line["spans"] for ch in span["chars"]}
-    pix = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY)
-    gray = np.frombuffer(pix.samples, np.uint8).reshape(pix.height, pix.width).copy()
-    zoom = 300 / 72
+    gray, zoom = gray_at_300_dpi(page)
     box = lambda c: tuple(v * zoom for v in chars[c])  # noqa: E731
     rows = [(box("梅"), 0.0, "板", (1, 1, 1)), (box("田"), 0.95, "由", (1, 1, 1)), (box("区"), 0.1, "区区", (1, 1, 1))]
     again = reread_doubtful(gray, rows, "jpn", 300, tesseract, 60)
@@ -267,8 +265,6 @@ def test_a_doubtful_word_is_read_again_alone_and_a_sure_one_is_left_as_read(tess
 
 
 def test_a_latin_word_the_jpn_model_doubted_is_read_again_with_the_english_model(tesseract):
-    import numpy as np
-
     from core.ingest.ocr_second_look import reread_doubtful
 
     # the jpn model read the scanned 申請書's mail address as "…example.cOo.jD" at 0.4; a Japanese
@@ -277,9 +273,7 @@ def test_a_latin_word_the_jpn_model_doubted_is_read_again_with_the_english_model
     page = doc.new_page(width=298, height=120)
     page.insert_text((30, 40), "taro.yamada@example.co.jp", fontname="helv", fontsize=11)
     page.insert_text((30, 80), "経費精算", fontname="japan", fontsize=11)
-    pix = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY)
-    gray = np.frombuffer(pix.samples, np.uint8).reshape(pix.height, pix.width).copy()
-    zoom = 300 / 72
+    gray, zoom = gray_at_300_dpi(page)
     boxes = [tuple(v * zoom for v in line["bbox"]) for block in page.get_text("dict")["blocks"] for line in block["lines"]]
     rows = [(boxes[0], 0.4, "taro.yamada@example.cOo.jD", (1, 1, 1)), (boxes[1], 0.4, "経費精箕", (1, 1, 2))]
     again = reread_doubtful(gray, rows, "jpn", 300, tesseract, 60)
