@@ -451,11 +451,14 @@ class Row:
         return self.score.key_agree / self.score.key_total if self.score.key_total else 1.0
 
 
-def summary(rows: Sequence[Row]) -> list[str]:
-    """Per form, then the mean of each (engine, variant, half) and of both halves."""
+def summary(rows: Sequence[Row], show_hold_out: bool = False) -> list[str]:
+    """Per form (a hold-out form only when asked: its figures count in the means alone), then the
+    mean of each (engine, variant, half) and of both halves."""
     out = [f"{'form':<44} {'half':<8} {'engine':<6} {'variant':<7} {'F1':>6} {'P':>6} {'R':>6} "
            f"{'key':>6} {'state':>6}"]
     for r in rows:
+        if r.half == "hold-out" and not show_hold_out:
+            continue
         s = r.score
         out.append(f"{r.form[:44]:<44} {r.half:<8} {r.engine:<6} {r.variant:<7} {s.f1:6.3f} {s.precision:6.3f} "
                    f"{s.recall:6.3f} {r.key_agreement:6.3f} {s.state_accuracy:6.3f}")
@@ -530,9 +533,12 @@ def main(argv: list[str] | None = None) -> int:
                     quiet.add(s.name)
                 rows.append(Row(path.name, half_of[path.name], engine, "filled" if filled else "empty", s))
     for s in results:
-        print(s.line())
+        if s.name not in quiet:
+            print(s.line())
+    if quiet:
+        print(f"({len(quiet)} hold-out form runs: in the means only; --show-hold-out prints them)")
     print()
-    print("\n".join(summary(rows)))
+    print("\n".join(summary(rows, args.show_hold_out)))
     print("targets (filled, every engine, each half): value F1 >= 0.90, key agreement >= 0.90, state accuracy >= 0.98")
     print("\n".join(audit_report(rows, args.show_hold_out)))
     for s in results:

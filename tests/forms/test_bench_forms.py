@@ -56,3 +56,14 @@ def test_the_audit_lists_a_value_the_baked_page_does_not_print():
     audit = audit_truth(sources, truths, doc, {})
     assert audit.values == 1 and audit.in_box == 0 and audit.key_tooltip == 1
     assert audit.unprinted and audit.unprinted[0].startswith("value not printed in its box (box empty or hidden)")
+
+
+def test_the_summary_shows_a_hold_out_form_only_in_the_means_unless_asked():
+    from bench.forms import Row, Score, summary
+
+    rows = [Row("studied.pdf", "tune", "fast", "filled", Score("a", truth=2, predicted=2, matched=2)),
+            Row("unseen.pdf", "hold-out", "fast", "filled", Score("b", truth=2, predicted=2, matched=0))]
+    quiet = "\n".join(summary(rows))
+    assert "studied.pdf" in quiet and "unseen.pdf" not in quiet
+    assert " hold-out " in quiet and " 0.000 " in quiet  # its figures still make the hold-out mean
+    assert "unseen.pdf" in "\n".join(summary(rows, show_hold_out=True))
