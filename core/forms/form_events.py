@@ -189,5 +189,3 @@ def _orphans(doc: Document, old: FormField, taken: tuple[str, ...] | None) -> li
     if old.value_type == "radio":
         return []  # a radio group field is rebuilt from its options; never orphaned
     return out
-
-

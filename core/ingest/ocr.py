@@ -490,11 +490,12 @@ def _line_baselines(words: Sequence[OcrWord]) -> dict[int, float]:
 
 
 def _line_sizes(words: Sequence[OcrWord]) -> dict[int, float]:
-    heights: dict[int, list[float]] = {}
+    lines: dict[int, list[OcrWord]] = {}
     for w in words:
-        heights.setdefault(w.line, []).append(w.bbox[3] - w.bbox[1])
-    raw = {line: round(_typical_height(hs) / GLYPH_HEIGHT * 2) / 2 for line, hs in heights.items()}
-    raw = {line: min(size, _widest_fit(words, line)) for line, size in raw.items()}
+        lines.setdefault(w.line, []).append(w)
+    raw = {line: min(round(_typical_height([w.bbox[3] - w.bbox[1] for w in members]) / GLYPH_HEIGHT * 2) / 2,
+                     _widest_fit(members))
+           for line, members in lines.items()}
     common = statistics.mode(raw.values())
     # Tesseract's boxes follow the glyphs, so one body size reads as 9.5, 10 and 10.5 from line
     # to line; within 12 % of the page's common size it is that size
@@ -504,12 +505,11 @@ def _line_sizes(words: Sequence[OcrWord]) -> dict[int, float]:
 FIT_SLACK = 1.15  # a line's text set at its size may run this much past its words' span
 
 
-def _widest_fit(words: Sequence[OcrWord], line: int) -> float:
-    """The largest size, in half points, at which the line's text fits the span of its words.
+def _widest_fit(members: Sequence[OcrWord]) -> float:
+    """The largest size, in half points, at which a line's text fits the span of its words.
     Tesseract gives a whole line the height of a form's cell now and then (18 pt boxes on a 10 pt
     "2026年4月15日"): set at that size, the line ran 20 pt per character past its box, over the
     next cell, and its last characters were read as another line's."""
-    members = [w for w in words if w.line == line]
     span = max(w.bbox[2] for w in members) - min(w.bbox[0] for w in members)
     length = _ocr_font().text_length("".join(w.text for w in members), fontsize=1.0)
     if length <= 0:

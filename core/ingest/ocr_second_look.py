@@ -59,20 +59,30 @@ def _beside_a_word(box: tuple[int, int, int, int], rows: list[TsvRow]) -> bool:
 def second_look_rows(pixels: np.ndarray, rows: list[TsvRow], zoom: float, language: str, dpi: int,
                      tessdata: str, timeout: float) -> list[TsvRow]:
     """The words of each missed line, read alone, in page pixels."""
+    out: list[TsvRow] = []
+    for n, box in enumerate(missed_lines(pixels, rows, zoom)):
+        for word_box, conf, text, key in read_as_one_line(pixels, box, language, dpi, tessdata, timeout):
+            if conf >= MIN_CONFIDENCE:
+                out.append((word_box, conf, text, (LINE_KEY + n, *key[1:])))
+    return out
+
+
+def read_as_one_line(pixels: np.ndarray, box, language: str, dpi: int, tessdata: str,
+                     timeout: float) -> list[TsvRow]:
+    """The words Tesseract reads in `box` (page pixels) and a margin of half its height around it,
+    read as one line (`--psm 7`), with their boxes in page pixels; none when the run fails."""
     from PIL import Image
 
-    out: list[TsvRow] = []
-    for n, (x0, y0, x1, y1) in enumerate(missed_lines(pixels, rows, zoom)):
-        margin = int((y1 - y0) * 0.5)
-        cx0, cy0 = max(0, x0 - margin), max(0, y0 - margin)
-        crop = pixels[cy0: y1 + margin, cx0: x1 + margin]
-        buf = io.BytesIO()
-        Image.fromarray(crop).save(buf, format="PNG")
-        for (bx0, by0, bx1, by1), conf, text, key in read_tsv_rows(
-                start_tsv(buf.getvalue(), language, dpi, tessdata, psm=7), timeout) or ():
-            if conf >= MIN_CONFIDENCE:
-                out.append(((bx0 + cx0, by0 + cy0, bx1 + cx0, by1 + cy0), conf, text, (LINE_KEY + n, *key[1:])))
-    return out
+    margin = int((box[3] - box[1]) * 0.5)
+    x0, y0, x1, y1 = (int(v) for v in box)
+    cx0, cy0 = max(0, x0 - margin), max(0, y0 - margin)
+    crop = pixels[cy0: y1 + margin, cx0: x1 + margin]
+    if crop.size == 0:
+        return []
+    buf = io.BytesIO()
+    Image.fromarray(crop).save(buf, format="PNG")
+    return [((bx0 + cx0, by0 + cy0, bx1 + cx0, by1 + cy0), conf, text, key) for (bx0, by0, bx1, by1), conf, text, key
+            in read_tsv_rows(start_tsv(buf.getvalue(), language, dpi, tessdata, psm=7), timeout) or ()]
 
 
 MAX_REREADS = 6  # doubtful words read again per page, the least sure first: each costs a Tesseract start
@@ -122,19 +132,9 @@ def _read_alone(pixels: np.ndarray, row: TsvRow, language: str, dpi: int, tessda
                 timeout: float, fits) -> TsvRow | None:
     """The word read again alone, or None when that reading is not sure, not better or does not
     `fits(old text, new text)`."""
-    from PIL import Image
-
     (x0, y0, x1, y1), conf, text, key = row
-    margin = int((y1 - y0) * 0.5)
-    cx0, cy0 = max(0, int(x0) - margin), max(0, int(y0) - margin)
-    crop = pixels[cy0: int(y1) + margin, cx0: int(x1) + margin]
-    if crop.size == 0:
-        return None
-    buf = io.BytesIO()
-    Image.fromarray(crop).save(buf, format="PNG")
-    inside = [(c, t) for (bx0, by0, bx1, by1), c, t, _ in
-              read_tsv_rows(start_tsv(buf.getvalue(), language, dpi, tessdata, psm=7), timeout) or ()
-              if x0 <= cx0 + (bx0 + bx1) / 2 <= x1 and y0 <= cy0 + (by0 + by1) / 2 <= y1]
+    inside = [(c, t) for (bx0, by0, bx1, by1), c, t, _ in read_as_one_line(pixels, row[0], language, dpi, tessdata, timeout)
+              if x0 <= (bx0 + bx1) / 2 <= x1 and y0 <= (by0 + by1) / 2 <= y1]
     if len(inside) != 1 and language == LATIN:
         return None  # one Latin word read as several is no surer reading of it
     if not inside:
