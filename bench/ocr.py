@@ -13,6 +13,10 @@ Builds, in code, scanned copies (tests/scan_builders.py: 200 dpi grey, Gaussian 
   counted (that is the layout engine's, measured elsewhere); for reference the line also gives
   the older whole-page figure, both pages read with PyMuPDF's position sort, which counts a
   column or table cell read in another order as errors;
+- the same accuracy on vertical writing (tategaki), column by column: a real tategaki page
+  (--vertical, tuned on) and a page built in code from another real page's text set in columns
+  under a horizontal heading (--tategaki, the hold-out), with the languages that read each page
+  (jpn+jpn_vert where the page pass found columns: core.ingest.ocr_vertical);
 - category recall against the sample's truth (tests/truth_match.py), scanned vs born-digital;
 - seconds per page of the scanned ingest, and the ratio to a born-digital ingest and to raw
   PyMuPDF `get_text` on the same pages in this run.
@@ -38,7 +42,7 @@ import pymupdf  # noqa: E402
 
 from core.ingest.pipeline import ingest_bytes  # noqa: E402
 from core.store.workspace import Workspace  # noqa: E402
-from scan_builders import scanned_pdf  # noqa: E402
+from scan_builders import scanned_pdf, tategaki_pdf  # noqa: E402
 from truth_match import load_truth, recall_by_category  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -50,6 +54,10 @@ from core.review.corrections import corrected_document  # noqa: E402
 SAMPLES = ("keihi_seisan_kitei", "shinseisho_flat", "shinseisho_form", "spread_a3")
 REAL_DEFAULT = "ai_jigyosha_guideline_honpen_siryo1.pdf:3"  # chosen before any run, not tuned on
 REAL_DIR = ROOT.parent / "shared" / "realdata" / "pdfs" / "ja"
+# vertical writing: the real tategaki page was tuned on; the built one (another real page's text set
+# in columns, chosen before any run) is the hold-out
+VERTICAL_DEFAULT = "miyazawa_haru_to_shura_jo_dvipdfmx.pdf:1"
+TATEGAKI_DEFAULT = "yomitoku_demo_sample_R6_joho_tsushin_hakusho_excerpt.pdf:2"
 # a shared, loaded machine runs Tesseract several times slower than its default page timeout allows;
 # a timed-out page would count as all errors here (the product's default stays 180 s)
 os.environ.setdefault("RLI_OCR_TIMEOUT", "1500")
@@ -110,10 +118,62 @@ def _home(box, lines) -> int | None:
     return best if best_share >= 0.3 else None
 
 
-def aligned_errors(born: pymupdf.Page, ocr: pymupdf.Page) -> tuple[int, int]:
+def is_vertical_page(page: pymupdf.Page) -> bool:
+    """Most of the page's characters are in lines that run downwards (tategaki)."""
+    down = across = 0
+    for block in page.get_text("dict")["blocks"]:
+        for line in block.get("lines", ()):
+            n = sum(len(span["text"].strip()) for span in line["spans"])
+            down, across = (down + n, across) if abs(line["dir"][1]) > 0.9 else (down, across + n)
+    return down > across
+
+
+def born_columns(page: pymupdf.Page) -> list[tuple[float, float, list]]:
+    """A tategaki page's columns: (x0, x1, [(y, character)]), its characters grouped by where they
+    stand across the page. Only x is used: dvipdfmx's vertical fonts give boxes an em below the
+    ink (『春と修羅』序), so a character's height on the page says nothing about the scan's."""
+    chars = sorted(((b[0] + b[2]) / 2, b, c) for b, c in ocr_chars(page))
+    columns: list[list] = []
+    for cx, box, ch in chars:
+        if columns and cx - columns[-1][2] <= 0.5 * (box[2] - box[0]):
+            col = columns[-1]
+            col[0], col[1] = min(col[0], box[0]), max(col[1], box[2])
+            col[3].append((box[1], ch))
+        else:
+            columns.append([box[0], box[2], cx, [(box[1], ch)]])
+    return [(x0, x1, members) for x0, x1, _, members in columns]
+
+
+def column_errors(born: pymupdf.Page, ocr: pymupdf.Page) -> tuple[int, int]:
+    """aligned_errors for vertical writing: each OCR character on the born-digital column it
+    stands in, each column read top to bottom."""
+    columns = born_columns(born)
+    found: dict[int, list] = {}
+    stray = 0
+    for box, ch in ocr_chars(ocr):
+        cx = (box[0] + box[2]) / 2
+        inside = [i for i, (x0, x1, _) in enumerate(columns) if x0 - 3 <= cx <= x1 + 3]
+        if not inside:
+            stray += len(normalise(ch))
+            continue
+        home = min(inside, key=lambda i: abs((columns[i][0] + columns[i][1]) / 2 - cx))
+        found.setdefault(home, []).append((box[1], ch))
+    errors, total = stray, 0
+    for i, (_, _, members) in enumerate(columns):
+        text = normalise("".join(ch for _, ch in sorted(members)))
+        read = normalise("".join(ch for _, ch in sorted(found.get(i, []))))
+        errors += levenshtein(read, text)
+        total += len(text)
+    return errors, total
+
+
+def aligned_errors(born: pymupdf.Page, ocr: pymupdf.Page, vertical: bool | None = None) -> tuple[int, int]:
     """(edit distance, born-digital characters) with each OCR character compared on the born-digital
     line at its place: so reading order (two columns, a table's cells) does not count, but every
-    born-digital character must be read and every OCR character that sits on no line is an error."""
+    born-digital character must be read and every OCR character that sits on no line is an error.
+    Vertical writing is compared column by column (`vertical` None: when the page's lines say so)."""
+    if is_vertical_page(born) if vertical is None else vertical:
+        return column_errors(born, ocr)
     lines = born_lines(born)
     found: dict[int, list] = {}
     stray = 0
@@ -130,10 +190,10 @@ def aligned_errors(born: pymupdf.Page, ocr: pymupdf.Page) -> tuple[int, int]:
     return errors, sum(len(t) for _, t in lines)
 
 
-def line_accuracy(born_bytes: bytes, ocr_bytes: bytes) -> tuple[float, int, int]:
+def line_accuracy(born_bytes: bytes, ocr_bytes: bytes, vertical: bool | None = None) -> tuple[float, int, int]:
     born = pymupdf.open(stream=born_bytes, filetype="pdf")
     ocr = pymupdf.open(stream=ocr_bytes, filetype="pdf")
-    pairs = [aligned_errors(b, o) for b, o in zip(born, ocr)]
+    pairs = [aligned_errors(b, o, vertical) for b, o in zip(born, ocr)]
     errors, total = sum(e for e, _ in pairs), sum(n for _, n in pairs)
     return (1 - errors / total if total else 0.0), errors, total
 
@@ -169,11 +229,11 @@ def raw_seconds(pdf_bytes: bytes) -> float:
     return time.perf_counter() - started
 
 
-def run_one(label: str, born_bytes: bytes, engine: str, truth: dict | None) -> float:
+def run_one(label: str, born_bytes: bytes, engine: str, truth: dict | None, vertical: bool | None = None) -> float:
     scan = scanned_pdf(born_bytes)
     doc, stored, scan_s, fields = ingest_timed(scan, f"{label}.scan.pdf", engine)
     born_doc, _, born_s, born_fields = ingest_timed(born_bytes, f"{label}.pdf", engine)
-    acc, errors, total = line_accuracy(born_bytes, stored)
+    acc, errors, total = line_accuracy(born_bytes, stored, vertical)
     sorted_acc, sorted_errors, sorted_total = char_accuracy(page_texts(born_bytes), page_texts(stored))
     pages = len(doc.pages)
     raw = raw_seconds(born_bytes)
@@ -186,7 +246,9 @@ def run_one(label: str, born_bytes: bytes, engine: str, truth: dict | None) -> f
         bf, bn = recall(born_doc, truth)
         line += f"  recall scanned {sf / sn:.3f} ({sf}/{sn}) born {bf / bn:.3f} ({bf}/{bn})"
     ocr_pages = dict(doc.meta).get("ocr_pages", ())
-    print(line + ("" if len(ocr_pages) == pages else f"  [OCR'd {len(ocr_pages)} of {pages} pages]"), flush=True)
+    languages = sorted({p.notice.split("; ")[1].split(",")[0] for p in doc.pages if "; " in (p.notice or "")})
+    print(line + f"  read with {'/'.join(languages) or '-'}"
+          + ("" if len(ocr_pages) == pages else f"  [OCR'd {len(ocr_pages)} of {pages} pages]"), flush=True)
     if label == FORM_SAMPLE.stem:  # the flattened 申請書: fields and check-box states by geometry
         for kind, found in (("scanned", fields), ("born-digital", born_fields)):
             form = score(f"  form fields, {kind} {engine}", sample_truth(), found, None, include_radio=True)
@@ -208,11 +270,29 @@ def real_page(spec: str) -> tuple[str, bytes] | None:
     return f"{Path(name).stem} p{page}", one.tobytes()
 
 
+def tategaki_page(spec: str) -> tuple[str, bytes] | None:
+    """A vertical-writing page built in code from the text of a real page (scan_builders.tategaki_pdf):
+    its first line as a horizontal heading, the next TATEGAKI_CHARS characters in columns."""
+    real = real_page(spec)
+    if real is None:
+        return None
+    lines = [ln.strip() for ln in pymupdf.open(stream=real[1], filetype="pdf")[0].get_text().splitlines() if ln.strip()]
+    body = "".join(lines[1:])[:TATEGAKI_CHARS]
+    return f"tategaki from {real[0]}", tategaki_pdf(body, heading=lines[0][:30])
+
+
+TATEGAKI_CHARS = 600
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--engine", choices=("fast", "layout", "both"), default="both")
     ap.add_argument("--samples", default=",".join(SAMPLES))
     ap.add_argument("--real", default=REAL_DEFAULT, help="FILE:PAGE in ../shared/realdata/pdfs/ja ('' to skip)")
+    ap.add_argument("--vertical", default=VERTICAL_DEFAULT,
+                    help="FILE:PAGE of a real tategaki page in ../shared/realdata/pdfs/ja ('' to skip)")
+    ap.add_argument("--tategaki", default=TATEGAKI_DEFAULT,
+                    help="FILE:PAGE whose text is set vertically in code, scanned and read ('' to skip)")
     args = ap.parse_args(argv)
     engines = ("fast", "layout") if args.engine == "both" else (args.engine,)
     for engine in engines:
@@ -226,6 +306,11 @@ def main(argv: list[str] | None = None) -> int:
         if real:
             acc = run_one(real[0], real[1], engine, None)
             print(f"{'real page':38s} {engine:6s} accuracy {acc:.3f}  target ≥ 0.90")
+        for label, page in ((" real tategaki page", real_page(args.vertical) if args.vertical else None),
+                            (" built tategaki page", tategaki_page(args.tategaki) if args.tategaki else None)):
+            if page:
+                acc = run_one(page[0], page[1], engine, None, vertical=True)
+                print(f"{label.strip():38s} {engine:6s} accuracy {acc:.3f}  target ≥ 0.90")
     return 0
 
 

@@ -31,3 +31,25 @@ def scanned_pdf(pdf_bytes: bytes, pages: list[int] | None = None, **scan) -> byt
         new = out.new_page(width=page.rect.width, height=page.rect.height)
         new.insert_image(new.rect, stream=scanned_page_png(page, seed=index, **scan))
     return out.tobytes(garbage=1, deflate=True)
+
+
+def tategaki_pdf(text: str, *, heading: str = "", size: float = 11.0, per_column: int = 30,
+                 width: float = 595.0, height: float = 842.0) -> bytes:
+    """A born-digital page of vertical writing: `text` set upright one character at a time in
+    columns of `per_column` characters, right to left, under an optional horizontal `heading`
+    (a tategaki page with a title across the top, as in a magazine or a notice)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=width, height=height)
+    top = 72.0
+    if heading:
+        page.insert_text((72, top), heading, fontname="japan", fontsize=size * 1.4)
+        top += size * 3
+    pitch = size * 1.8  # a column's width and the gap to the next
+    chars = [ch for ch in text if not ch.isspace()]
+    for index, ch in enumerate(chars):
+        column, row = divmod(index, per_column)
+        x = width - 72 - (column + 1) * pitch
+        if x < 60:
+            break  # the page is full
+        page.insert_text((x, top + size * (row + 1)), ch, fontname="japan", fontsize=size)
+    return doc.tobytes()

@@ -36,6 +36,7 @@ from core.geometry import area, overlap_area
 from core.ingest.ocr_fixes import fixed_words
 from core.ingest.ocr_second_look import reread_doubtful, second_look_rows
 from core.ingest.ocr_confidence import TsvRow, read_tsv_rows, start_tsv
+from core.ingest.ocr_vertical import calls_for_vertical, column_lines, reading_score, vertical_language
 from core.ingest.scan_marks import ScanMarks, find_marks
 from core.model import BBox
 from core.settings import positive_number, share_of_cores, usable_cores
@@ -60,6 +61,7 @@ class OcrSettings:
     max_pixels: int = 40_000_000  # a rendered page over this is downscaled (down to MIN_OCR_DPI)
     timeout: float = 180.0  # seconds per page before OCR counts as hung
     tessdata: str | None = None
+    vertical: bool = True  # a page with columns of text is read again with the `_vert` models (core.ingest.ocr_vertical)
 
     @classmethod
     def from_env(cls) -> "OcrSettings":
@@ -69,7 +71,8 @@ class OcrSettings:
                    dpi=positive_number("RLI_OCR_DPI", cls.dpi, "dots per inch", int),
                    max_pixels=positive_number("RLI_OCR_MAX_PIXELS", cls.max_pixels, "pixels", int),
                    timeout=positive_number("RLI_OCR_TIMEOUT", cls.timeout, "seconds"),
-                   tessdata=env.get("TESSDATA_PREFIX") or None)
+                   tessdata=env.get("TESSDATA_PREFIX") or None,
+                   vertical=env.get("RLI_OCR_VERTICAL", "1") != "0")
 
 
 def find_tessdata(settings: OcrSettings) -> tuple[str | None, str]:
@@ -119,6 +122,7 @@ class OcrWord:
     line: int  # which OCR line it belongs to (its words share one font size)
     confidence: float | None = None  # Tesseract's, 0..1 (core.ingest.ocr_confidence)
     fixes: tuple[str, ...] = ()  # the post-corrections that changed it (core.ingest.ocr_fixes)
+    vertical: bool = False  # its line is a column of vertical writing, read top to bottom
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,8 @@ class OcrPage:
     failure: str | None = None  # the reason OCR gave nothing (crash, hang, refusal)
     marks: ScanMarks = ScanMarks()  # rulings and check boxes found in the pixels
     reader: str = "the tesseract command"  # whose words these are (PyMuPDF's OCR where the command is missing)
+    language: str = ""  # the Tesseract languages that read the words kept
+    hint: str = ""  # what would read the page better (a vertical model that is not installed)
 
 
 @dataclass
@@ -140,8 +146,8 @@ class OcrOutcome:
     pdf_bytes: bytes | None = None  # the document with its OCR text layers, when any was added
 
 
-def engine_label(settings: OcrSettings, dpi: int, reader: str = "the tesseract command") -> str:
-    return f"Tesseract ({reader}; {settings.language}, {dpi} dpi)"
+def engine_label(settings: OcrSettings, dpi: int, reader: str = "the tesseract command", language: str = "") -> str:
+    return f"Tesseract ({reader}; {language or settings.language}, {dpi} dpi)"
 
 
 def ocr_document(doc: pymupdf.Document, settings: OcrSettings | None = None) -> OcrOutcome:
@@ -163,7 +169,7 @@ def ocr_document(doc: pymupdf.Document, settings: OcrSettings | None = None) -> 
         if result.failure:
             outcome.notices[number] = f"scanned page, OCR failed ({result.failure}); the page image is kept as a picture"
             continue
-        label = engine_label(settings, result.dpi, result.reader)
+        label = engine_label(settings, result.dpi, result.reader, result.language)
         page = doc.load_page(index)
         write_blots(page, result.marks.blots)
         write_text_layer(page, result.words)
@@ -173,7 +179,8 @@ def ocr_document(doc: pymupdf.Document, settings: OcrSettings | None = None) -> 
         outcome.words[number] = result.words
         outcome.notices[number] = (f"scanned page, OCR'd with {label}: {len(result.words)} words"
                                    + _mean_confidence_text(result.words)
-                                   + (f", {len(result.marks.boxes)} check boxes" if result.marks.boxes else ""))
+                                   + (f", {len(result.marks.boxes)} check boxes" if result.marks.boxes else "")
+                                   + (f"; {result.hint}" if result.hint else ""))
     if added:
         outcome.pdf_bytes = doc.tobytes(garbage=1, deflate=True)
     return outcome
@@ -253,16 +260,48 @@ def ocr_words(page: pymupdf.Page, settings: OcrSettings, tessdata: str) -> OcrPa
     pixels[covered] = 255
     pix = _as_pixmap(pixels)
     pix.set_dpi(dpi, dpi)
-    rows = read_tsv_rows(start_tsv(pix.tobytes("png"), settings.language, dpi, tessdata), settings.timeout)
+    png = pix.tobytes("png")
+    rows = read_tsv_rows(start_tsv(png, settings.language, dpi, tessdata), settings.timeout)
+    language, hint = settings.language, ""
+    if rows and settings.vertical and calls_for_vertical(rows):
+        language, rows, hint = _read_columns(png, rows, settings, dpi, tessdata)
     if rows:
-        rows = reread_doubtful(pixels, rows, settings.language, dpi, tessdata, settings.timeout)
+        rows = _reread_lines(pixels, rows, settings, dpi, tessdata)
         rows += second_look_rows(pixels, rows, dpi / 72, settings.language, dpi, tessdata, settings.timeout)
     # a blank scan is read once: only a command that is missing or failed falls back to MuPDF's OCR
     reader = "the tesseract command" if rows is not None else f"PyMuPDF {pymupdf.VersionBind}"
     words = (_tsv_words(rows, dpi / 72, marks) if rows is not None
              else _mupdf_words(pix, page.rect.width, settings, tessdata, marks))
     words += _leader_words(words, marks, max((w.line for w in words), default=-1) + 1)
-    return OcrPage(tuple(words), dpi, marks=marks, reader=reader)
+    return OcrPage(tuple(words), dpi, marks=marks, reader=reader, language=language, hint=hint)
+
+
+def _read_columns(png: bytes, rows: list[TsvRow], settings: OcrSettings, dpi: int,
+                  tessdata: str) -> tuple[str, list[TsvRow], str]:
+    """(language, rows, hint) for a page whose pass found columns of text: read again with the
+    vertical models added, and kept where that reading is the better one."""
+    language = vertical_language(settings.language, tessdata)
+    if language is None:
+        if any(lang.endswith("_vert") for lang in settings.language.split("+")):
+            return settings.language, rows, ""
+        return settings.language, rows, "vertical writing found: install tesseract-ocr-jpn-vert to read it"
+    again = read_tsv_rows(start_tsv(png, language, dpi, tessdata), settings.timeout)
+    if again and reading_score(again) > reading_score(rows):
+        return language, again, ""
+    return settings.language, rows, ""
+
+
+def _reread_lines(pixels: np.ndarray, rows: list[TsvRow], settings: OcrSettings, dpi: int,
+                  tessdata: str) -> list[TsvRow]:
+    """The doubtful words of the horizontal lines read again alone (core.ingest.ocr_second_look);
+    a column's words are left as read: that re-read sets its crop out as one horizontal line."""
+    columns = column_lines(rows)
+    across = [i for i, row in enumerate(rows) if row[3] not in columns]
+    reread = reread_doubtful(pixels, [rows[i] for i in across], settings.language, dpi, tessdata, settings.timeout)
+    out = list(rows)
+    for i, row in zip(across, reread):
+        out[i] = row
+    return out
 
 
 def _kept(text: str, box: BBox, marks: ScanMarks) -> str:
@@ -277,12 +316,14 @@ def _tsv_words(rows: Sequence[TsvRow], zoom: float, marks: ScanMarks) -> list[Oc
     undo, so the words read back from its PDF have boxes up to three times too wide (a "2026"
     over the 年月日 after it) and a line falls apart into words of different sizes."""
     lines: dict[tuple[int, int, int], int] = {}
+    columns = column_lines(rows)
     words = []
     for px, conf, text, key in rows:
         box = tuple(round(v / zoom, 2) for v in px)
         kept = _kept(text, box, marks)
         if kept:
-            words.append(OcrWord(box, kept, lines.setdefault(key, len(lines)), round(conf, 2)))
+            words.append(OcrWord(box, kept, lines.setdefault(key, len(lines)), round(conf, 2),
+                                 vertical=key in columns))
     return fixed_words(_cjk_brackets(_joined_lines(words)))
 
 
@@ -301,6 +342,8 @@ def _joined_lines(words: list[OcrWord]) -> list[OcrWord]:
     same height; side by side and within JOIN_GAP ems, the two are one line."""
     boxes: dict[int, list[float]] = {}
     for w in words:
+        if w.vertical:
+            continue  # columns side by side are separate lines, however close
         b = boxes.setdefault(w.line, list(w.bbox))
         b[:] = [min(b[0], w.bbox[0]), min(b[1], w.bbox[1]), max(b[2], w.bbox[2]), max(b[3], w.bbox[3])]
     home = {line: line for line in boxes}
@@ -313,7 +356,7 @@ def _joined_lines(words: list[OcrWord]) -> list[OcrWord]:
             if home[b] == b and overlap >= 0.6 * height and -0.2 * height <= bb[0] - ba[2] <= JOIN_GAP * height:
                 home[b] = home[a]
                 ba[:] = [min(ba[0], bb[0]), min(ba[1], bb[1]), max(ba[2], bb[2]), max(ba[3], bb[3])]
-    return [w if home[w.line] == w.line else replace(w, line=home[w.line]) for w in words]
+    return [w if home.get(w.line, w.line) == w.line else replace(w, line=home[w.line]) for w in words]
 
 
 def _mupdf_words(pix: pymupdf.Pixmap, width: float, settings: OcrSettings, tessdata: str,
@@ -404,35 +447,68 @@ def write_text_layer(page: pymupdf.Page, words: Sequence[OcrWord]) -> None:
     and over the next word, and MuPDF would read the line's characters out of order. Each
     character's origin follows the font's real advance instead, squeezed to the word's box.
     Words join as a text layer would: no space between Japanese words (Tesseract splits runs of
-    kana and kanji where it likes), one space where both sides are Latin letters or digits."""
+    kana and kanji where it likes), one space where both sides are Latin letters or digits.
+    A column of vertical writing is set downwards (see _write_column)."""
     if not words:
         return
     sizes, baselines = _line_sizes(words), _line_baselines(words)
-    font = _ocr_font()
     shape = page.new_shape()
     by_line: dict[int, list[OcrWord]] = {}
     for w in words:
         by_line.setdefault(w.line, []).append(w)
     for line, line_words in by_line.items():
-        size, y = sizes[line], baselines[line] - 0.12 * sizes[line]
-        line_words.sort(key=lambda w: w.bbox[0])
-        pen, after_space = -1e9, False
-        for w, nxt in zip(line_words, line_words[1:] + [None]):
-            spaced = nxt is not None and _latin_join(w.text, nxt.text)
-            text = w.text + (" " if spaced else "")
-            # Tesseract's boxes for Japanese words start late, by up to two characters, and end
-            # about right: a word too long for its box reaches back from its end, and a gap of
-            # less than JOIN_GAP ems left to the last word is that, not a space (MuPDF would
-            # break the line there)
-            natural = font.text_length(w.text, fontsize=size)
-            x = min(w.bbox[0], w.bbox[2] - natural)
-            x = pen if x < pen or (not after_space and x - pen < JOIN_GAP * size) else x
-            squeeze = min(1.0, max(w.bbox[2] - x, 0.5 * natural) / natural) if natural > 0 else 1.0
-            for ch in text:
-                shape.insert_text(pymupdf.Point(x, y), ch, fontsize=size, fontname=_OCR_FONT, render_mode=3)
-                x += font.text_length(ch, fontsize=size) * squeeze
-            pen, after_space = x, spaced
+        if line_words[0].vertical:
+            _write_column(shape, line_words, sizes[line])
+        else:
+            _write_row(shape, line_words, sizes[line], baselines[line] - 0.12 * sizes[line])
     shape.commit()
+
+
+def _write_row(shape: pymupdf.Shape, line_words: list[OcrWord], size: float, y: float) -> None:
+    font = _ocr_font()
+    line_words.sort(key=lambda w: w.bbox[0])
+    pen, after_space = -1e9, False
+    for w, nxt in zip(line_words, line_words[1:] + [None]):
+        spaced = nxt is not None and _latin_join(w.text, nxt.text)
+        text = w.text + (" " if spaced else "")
+        # Tesseract's boxes for Japanese words start late, by up to two characters, and end
+        # about right: a word too long for its box reaches back from its end, and a gap of
+        # less than JOIN_GAP ems left to the last word is that, not a space (MuPDF would
+        # break the line there)
+        natural = font.text_length(w.text, fontsize=size)
+        x = min(w.bbox[0], w.bbox[2] - natural)
+        x = pen if x < pen or (not after_space and x - pen < JOIN_GAP * size) else x
+        squeeze = min(1.0, max(w.bbox[2] - x, 0.5 * natural) / natural) if natural > 0 else 1.0
+        for ch in text:
+            shape.insert_text(pymupdf.Point(x, y), ch, fontsize=size, fontname=_OCR_FONT, render_mode=3)
+            x += font.text_length(ch, fontsize=size) * squeeze
+        pen, after_space = x, spaced
+
+
+DOWNWARDS = 270  # degrees: text set so turned runs down the page, which MuPDF reads as a line of dir (0, 1)
+
+
+def _write_column(shape: pymupdf.Shape, line_words: list[OcrWord], size: float) -> None:
+    """A column's characters one under another, one em apart: set turned by DOWNWARDS, MuPDF
+    reads them back as one vertical line (dir (0, 1)), as it reads a born-digital tategaki page,
+    so the engines order the columns right to left. As across a row, Tesseract's word boxes in a
+    column start late by a character now and then and end about right: a word too long for its
+    box reaches back up from its end, and one that starts within JOIN_GAP ems of the last word's
+    end goes on from it. A turned character's box reaches from 0.2 em left of its origin to
+    1 em right of it: the origin sits 0.4 em left of the column's middle."""
+    line_words.sort(key=lambda w: w.bbox[1])
+    pen = -1e9
+    for w in line_words:
+        x = (w.bbox[0] + w.bbox[2]) / 2 - 0.4 * size
+        natural = size * len(w.text)
+        y = min(w.bbox[1], w.bbox[3] - natural)
+        y = pen if y < pen or y - pen < JOIN_GAP * size else y
+        step = size * min(1.0, max(w.bbox[3] - y, 0.5 * natural) / natural) if natural > 0 else size
+        for ch in w.text:
+            shape.insert_text(pymupdf.Point(x, y), ch, fontsize=size, fontname=_OCR_FONT,
+                              render_mode=3, rotate=DOWNWARDS)
+            y += step
+        pen = y
 
 
 _SPACED_AFTER = frozenset(".,:;)!?")  # Latin punctuation that a space follows, as in "1. 2020年" or "a, b"
@@ -493,8 +569,9 @@ def _line_sizes(words: Sequence[OcrWord]) -> dict[int, float]:
     lines: dict[int, list[OcrWord]] = {}
     for w in words:
         lines.setdefault(w.line, []).append(w)
-    raw = {line: min(round(_typical_height([w.bbox[3] - w.bbox[1] for w in members]) / GLYPH_HEIGHT * 2) / 2,
-                     _widest_fit(members))
+    raw = {line: _column_size(members) if members[0].vertical else
+           min(round(_typical_height([w.bbox[3] - w.bbox[1] for w in members]) / GLYPH_HEIGHT * 2) / 2,
+               _widest_fit(members))
            for line, members in lines.items()}
     common = statistics.mode(raw.values())
     # Tesseract's boxes follow the glyphs, so one body size reads as 9.5, 10 and 10.5 from line
@@ -515,6 +592,15 @@ def _widest_fit(members: Sequence[OcrWord]) -> float:
     if length <= 0:
         return float("inf")
     return max(1.0, int(FIT_SLACK * span / length * 2) / 2)
+
+
+def _column_size(members: Sequence[OcrWord]) -> float:
+    """A column's size, in half points, from its words' width (a kanji's ink is GLYPH_HEIGHT ems
+    wide as it is high), no more than its characters' pitch down the column allows."""
+    size = round(statistics.median(w.bbox[2] - w.bbox[0] for w in members) / GLYPH_HEIGHT * 2) / 2
+    span = max(w.bbox[3] for w in members) - min(w.bbox[1] for w in members)
+    chars = sum(len(w.text) for w in members)
+    return max(1.0, min(size, int(FIT_SLACK * span / max(chars, 1) * 2) / 2))
 
 
 def _typical_height(heights: list[float]) -> float:
