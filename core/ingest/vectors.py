@@ -74,7 +74,9 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
                 else:
                     straight = False
             elif kind == "re":
-                x0, y0, x1, y1 = show(item[1])
+                # a rectangle drawn with a negative width or height (from its right or bottom edge)
+                # is the same box: unordered, it read as a thin rule at its middle
+                x0, y0, x1, y1 = _ordered(show(item[1]))
                 if y1 - y0 <= 3:
                     vec.hsegs.append(((y0 + y1) / 2, x0, x1, index))
                 elif x1 - x0 <= 3:
@@ -93,6 +95,10 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
     else:  # dozens of small circles: a chart's markers, part of a figure
         vec.shapes.extend((r[0], r[3]) for r in rounds)
     return vec
+
+
+def _ordered(box: BBox) -> BBox:
+    return (min(box[0], box[2]), min(box[1], box[3]), max(box[0], box[2]), max(box[1], box[3]))
 
 
 def _four_sided(items: Sequence[tuple]) -> bool:

@@ -247,6 +247,19 @@ def test_layout_engine_fills_model_boxes_with_the_page_text_and_loses_none():
     assert "layout" in doc.engine_version
 
 
+def test_a_rectangle_drawn_with_a_negative_width_gives_the_four_rulings_of_its_box():
+    # "416 698 -150 22 re": the box from its right edge; unordered it read as one thin vertical rule
+    from core.model import thaw
+    from pdf_builders import raw_page_pdf
+
+    data = raw_page_pdf({}, b"0 0 0 RG 416 698 -150 22 re S")
+    sha = sha256_of(data)
+    doc = parse_pdf(data, doc_id=doc_id_for(sha), sha256=sha, filename="t.pdf", engine="fast").document
+    rulings = thaw(doc.meta_value("rulings"))["1"]
+    assert sorted(round(y) for y, _, _ in rulings["h"]) == [122, 144]
+    assert sorted(round(x) for x, _, _ in rulings["v"]) == [266, 416]
+
+
 def _bare_form_page(p):
     """A form of bare boxes and no captions (a widget test file, flattened): a value box, a rotated
     one, two check boxes and a radio ring, with a colour fill and curves, so no ruled area."""
