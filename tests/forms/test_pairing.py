@@ -403,3 +403,26 @@ def test_a_line_typed_under_a_question_is_its_answer_but_print_under_it_is_not(t
     assert fields.get("Temperature: What is the temperature of the room? Is it too hot or too cold?") \
         == "Warm, about 24 degrees"
     assert "Did you sleep well?" not in fields and "Write the hours slept in the table" not in fields.values()
+
+
+def _bare_boxes(page) -> None:
+    """A form that prints no captions (a test form of bare fields, filled and flattened): values
+    each alone in a box of its own, one turned; beside them a small ruled table of printed cells."""
+    page.draw_rect((300, 130, 450, 152), color=(0, 0, 0), fill=(0.8, 0.8, 0.8))
+    page.insert_text((304, 146), "221B Baker Street", fontsize=11)
+    page.draw_rect((200, 100, 220, 220), color=(0, 0, 0))
+    page.insert_text((214, 215), "45", fontsize=11, rotate=90)
+    page.draw_rect((300, 60, 420, 80), color=(0, 0, 0))
+    page.insert_text((304, 75), "1,234.56", fontsize=11)
+    for r in range(2):
+        for c in range(2):
+            page.draw_rect((300 + 60 * c, 400 + 20 * r, 360 + 60 * c, 420 + 20 * r), color=(0, 0, 0))
+            page.insert_text((304 + 60 * c, 414 + 20 * r), f"cell {r}{c}", fontsize=10)
+
+
+def test_a_value_alone_in_a_box_of_its_own_is_a_field_without_a_key(tmp_path):
+    """Failed before: a value is only found from its key, so the boxes of a form with no printed
+    captions gave no field; a table's cells (frames that share their rules) give none still."""
+    fields = _drawn_form_fields(tmp_path, _bare_boxes)
+    keyless = sorted(f.value for f in fields if not f.key and f.value)
+    assert keyless == ["1,234.56", "221B Baker Street", "45"]
