@@ -426,3 +426,26 @@ def test_a_value_alone_in_a_box_of_its_own_is_a_field_without_a_key(tmp_path):
     fields = _drawn_form_fields(tmp_path, _bare_boxes)
     keyless = sorted(f.value for f in fields if not f.key and f.value)
     assert keyless == ["1,234.56", "221B Baker Street", "45"]
+
+
+def _lines_captioned_below(page) -> None:
+    """A date line and a signature line, each named by a caption centred under it; further down
+    a body line over a rule across the page with a page number centred under it."""
+    page.insert_text((104, 560), "12/31/25", fontsize=12)
+    _line(page, (100, 566), (220, 566))
+    page.insert_text((148, 576), "Date", fontsize=8)
+    _line(page, (240, 566), (500, 566))
+    page.insert_text((348, 576), "Signature", fontsize=8)
+    page.insert_text((40, 640), "Return the form to the club office by the end of the month.", fontsize=8)
+    _line(page, (36, 646), (576, 646))
+    page.insert_text((296, 656), "Page 1", fontsize=8)
+
+
+def test_a_caption_centred_under_a_line_names_what_is_written_on_it(tmp_path):
+    """Failed before: "Date" under its line took the empty area below itself and the date written
+    on the line was no field."""
+    fields = _drawn_form_fields(tmp_path, _lines_captioned_below)
+    got = {f.key: f.value for f in fields if f.key in ("Date", "Signature", "Page 1")}
+    assert got == {"Date": "12/31/25", "Signature": ""}
+    signature = next(f for f in fields if f.key == "Signature")
+    assert signature.value_bbox[3] <= 567  # the empty line above the caption, not the area below it
