@@ -24,7 +24,7 @@ from core.forms.labels import (
 )
 from core.forms.rulings import Rulings, cell_at, input_boxes, page_rulings, wall_between
 from core.forms.units import Unit, same_row, strip_mark_glyphs
-from core.forms.values import same_style, value_for, value_unit
+from core.forms.values import LOOSE_KEY_CATEGORIES, same_style, value_for, value_unit
 from core.geometry import contains
 from core.model import BBox, Document, Element, Page
 
@@ -129,7 +129,8 @@ def _framed_values(texts: Sequence[Unit], rulings: Rulings, taken: set[str]) -> 
     nothing to name them."""
     out: list[Pair] = []
     for u in texts:
-        if u.id in taken or not u.text.strip():
+        # a figure's or an index's words in boxes are a diagram's nodes or entries, not values
+        if u.id in taken or not strip_mark_glyphs(u.text) or u.category not in LOOSE_KEY_CATEGORIES:
             continue
         cx, cy = (u.bbox[0] + u.bbox[2]) / 2, (u.bbox[1] + u.bbox[3]) / 2
         frame = cell_at(rulings, cx, cy, max_w=400, max_h=150)
