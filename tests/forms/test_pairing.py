@@ -449,3 +449,17 @@ def test_a_caption_centred_under_a_line_names_what_is_written_on_it(tmp_path):
     assert got == {"Date": "12/31/25", "Signature": ""}
     signature = next(f for f in fields if f.key == "Signature")
     assert signature.value_bbox[3] <= 567  # the empty line above the caption, not the area below it
+
+
+def test_a_figures_node_labels_in_boxes_are_not_keyless_values(realdata, tmp_path):
+    """Failed with the first keyless-value rule: a paper's diagram (nodes "headed", "was-hit" in
+    boxes) on a page the form signal misreads gave six fields of a figure's words."""
+    from core.store.opening import open_workspace
+
+    path = realdata / "wild" / "pdfminersix__samples_nonfree_naacl06-shinyama.pdf"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    ws = open_workspace(tmp_path / "ws")
+    doc = corrected_document(ws, ingest_path(ws, path, engine="fast").record.doc_id)
+    ws.close()
+    assert not [f.value for f in extract_fields(doc) if f.page == 2 and not f.key and f.value]
