@@ -22,9 +22,9 @@ from core.categories import Category
 from core.forms.labels import (
     COLON_END, bullet, fillers_of, key_like, label_candidates, mark_label, page_looks_like_form,
 )
-from core.forms.rulings import Rulings, input_boxes, page_rulings, wall_between
+from core.forms.rulings import Rulings, cell_at, input_boxes, page_rulings, wall_between
 from core.forms.units import Unit, same_row, strip_mark_glyphs
-from core.forms.values import same_style, value_for, value_unit
+from core.forms.values import LOOSE_KEY_CATEGORIES, same_style, value_for, value_unit
 from core.geometry import contains
 from core.model import BBox, Document, Element, Page
 
@@ -113,7 +113,46 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
         pairs.append(Pair("text", key, value, confidence))
     codes = _code_columns(pairs)
     kept = [p for i, p in enumerate(pairs) if i not in codes]
-    return kept + _continuation_boxes(kept, texts, rulings, used | value_used, doc_id, page.number)
+    kept += _continuation_boxes(kept, texts, rulings, used | value_used, doc_id, page.number)
+    taken_now = used | value_used | {uid for p in kept if p.value is not None for uid in p.value.id.split("+")}
+    return kept + _framed_values(texts, rulings, taken_now) if form_page else kept
+
+
+FRAME_THICKNESS = 40.0  # pt: an input box is a line or two high (or wide, turned); a panel is not
+FRAME_FILL = 0.4  # the text's thickness against its frame's: a value fills its box, a note in a panel does not
+
+
+def _framed_values(texts: Sequence[Unit], rulings: Rulings, taken: set[str]) -> list[Pair]:
+    """Values with no caption: one line of text alone in a box of its own, a frame standing apart
+    (no rule of it runs on past its corners, as a table's or a grid's do) and sized to the line
+    (a field of a form with no printed captions, filled and flattened). Keyless: the page prints
+    nothing to name them."""
+    out: list[Pair] = []
+    for u in texts:
+        # a figure's or an index's words in boxes are a diagram's nodes or entries, not values
+        if u.id in taken or not strip_mark_glyphs(u.text) or u.category not in LOOSE_KEY_CATEGORIES:
+            continue
+        cx, cy = (u.bbox[0] + u.bbox[2]) / 2, (u.bbox[1] + u.bbox[3]) / 2
+        frame = cell_at(rulings, cx, cy, max_w=400, max_h=150)
+        if frame is None or not contains(frame, u.bbox, 1.5) or not _stands_apart(rulings, frame):
+            continue
+        thick = min(frame[2] - frame[0], frame[3] - frame[1])
+        if thick > FRAME_THICKNESS or min(u.bbox[2] - u.bbox[0], u.height) < FRAME_FILL * thick:
+            continue
+        if any(v is not u and contains(frame, v.bbox, 1.0) for v in texts):
+            continue
+        out.append(Pair("text", None, u, 0.5))
+    return out
+
+
+def _stands_apart(r: Rulings, frame: BBox, reach: float = 3.0) -> bool:
+    x0, y0, x1, y1 = frame
+    # a rule along a side that runs on past a corner (a rule elsewhere on that line does not count)
+    rows = any(abs(y - yy) <= 1.5 and a <= x1 and b >= x0 and (a < x0 - reach or b > x1 + reach)
+               for y, a, b in r.h for yy in (y0, y1))
+    cols = any(abs(x - xx) <= 1.5 and a <= y1 and b >= y0 and (a < y0 - reach or b > y1 + reach)
+               for x, a, b in r.v for xx in (x0, x1))
+    return not rows and not cols
 
 
 def _captions_blank(u: Unit, blanks: Sequence[Unit]) -> bool:

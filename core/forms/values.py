@@ -82,6 +82,10 @@ def value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Unit
     if cell is not None and contains(cell, key.bbox, 2.0):
         # a key inside a ruled cell has its value in that cell or the one beside it, nowhere else
         return _below_in_own_cell(look, cell) or _in_cell_to_the_right(look, cell)
+    if cell is None and form_page:
+        found = _on_rule_above(look)
+        if found is not None:
+            return found
     if cell is None:
         found = _below_in_open_row(look, open_row_at(r, cx, cy))
         if found is not None:
@@ -99,6 +103,25 @@ def value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Unit
         # a long question ("…? Is it too hot or too cold?") labels only what was typed under it
         return _typed_below(look, QUESTION_END.search(key.text) or COLON_END.search(key.text))
     return _text_to_the_right(look) or _text_below_colon_key(look)
+
+
+SIGNATURE_LINE = 300.0  # pt: a date or signature line; a rule across the page is a separator
+
+
+def _on_rule_above(look: _Look) -> Found | None:
+    """A short caption centred just under a rule ("________ / Datum", "________ / Signature") names
+    what is written on that rule: the text standing on it, else the empty line."""
+    kb, h = look.kb, look.h
+    width = kb[2] - kb[0]
+    for y, a, b in look.r.h:
+        if not (kb[1] - 0.8 * h <= y <= kb[1] + 0.3 * h and a <= kb[0] - 2 and b >= kb[2] + 2):
+            continue
+        if not (2 * width <= b - a <= SIGNATURE_LINE and abs((kb[0] + kb[2]) / 2 - (a + b) / 2) <= 0.2 * (b - a)):
+            continue
+        area = (a, y - max(2.2 * h, 16.0), b, y + 1)
+        inside = [u for u in _inside(look.texts, area, look.exclude) if y - max(u.height, 8.0) <= u.bbox[3] <= y + 1.5]
+        return look.unit(inside, area), 0.7
+    return None
 
 
 def _below_in_own_cell(look: _Look, cell: BBox) -> Found | None:

@@ -31,11 +31,14 @@ def layout_drafts(page: pymupdf.Page, facts: PageFacts, groups: Sequence[ModelBo
     cells: list[tuple] = [g[5] for g in groups]
     assigned, loose = assign_lines(facts.lines, boxes)
     drafts: list[Draft] = []
+    form_areas: list[BBox] = []
     for k, (box, label, lines, table_cells) in enumerate(zip(boxes, labels, assigned, cells)):
         category = category_from_label("pymupdf_layout", label)
-        if category is Category.PICTURE and (_form_area(facts, box, lines) or _drawn_on_form(facts, box, lines)):
+        if category is Category.PICTURE and (_form_area(facts, box, lines) or _drawn_on_form(facts, box, lines)
+                                             or _check_boxes_drawn(facts, box)):
             loose.extend(lines)  # its text stays text, in reading order among the model's boxes
             lines = assigned[k] = []
+            form_areas.append(box)
         if not lines and category not in (Category.PICTURE, Category.TABLE, Category.FORMULA):
             continue
         attrs = text_attrs(lines, keep_lines=category in (Category.TABLE, Category.PICTURE))
@@ -60,7 +63,9 @@ def layout_drafts(page: pymupdf.Page, facts: PageFacts, groups: Sequence[ModelBo
                                 attrs={"kind": "image", "image": ident}))
     _, _, rules = analyse_vectors(Vectors(hsegs=facts.vectors.hsegs, vsegs=facts.vectors.vsegs),
                                   facts.width, facts.height)
-    graphics = [d.bbox for d in drafts if d.category is Category.PICTURE] + [b for b, _ in facts.images]
+    # a form area's squares are its check boxes, not a figure's legend keys
+    graphics = [d.bbox for d in drafts if d.category is Category.PICTURE and d.bbox not in form_areas] \
+        + [b for b, _ in facts.images]
     for d in vector_extras(facts, rules, occupied, graphics):
         # squares are kept even inside a model box (a check box inside a "table" form region)
         if d.attrs.get("kind") == "square" or not any(
@@ -77,6 +82,18 @@ def _form_area(facts: PageFacts, box: BBox, lines: Sequence[Line]) -> bool:
         return False
     many = len(lines) >= FORM_LINES or 2 * len(lines) >= len(facts.lines)
     return many and is_ruled_area(facts.vectors, box)
+
+
+CHECK_BOXES = 2  # empty check-box squares or radio rings in a vector "picture" before it is a form
+
+
+def _check_boxes_drawn(facts: PageFacts, box: BBox) -> bool:
+    """A "picture" over no image that holds empty check boxes (outlined squares or rings, unfilled):
+    the model took a form's boxes for a drawing. A chart's legend keys are filled swatches."""
+    if any(overlap_area(b, box) > 0.5 * area(b) for b, _ in facts.images):
+        return False
+    empty = [b for b, filled in facts.vectors.squares if not filled and overlap_area(b, box) > 0.5 * area(b)]
+    return len(empty) >= CHECK_BOXES
 
 
 def _drawn_on_form(facts: PageFacts, box: BBox, lines: Sequence[Line]) -> bool:

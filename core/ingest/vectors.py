@@ -47,7 +47,8 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
         filled = fill is not None and min(fill) < 0.6
         if fill is not None and min(fill) < 0.75 and w > 3 and h > 3:
             vec.fills.append(box)  # light grey shading is a form's; a colour or dark fill a chart's
-        if len(items) == 1 and items[0][0] == "re" and 4 <= w <= 22 and 4 <= h <= 22 and abs(w - h) <= 0.25 * max(w, h):
+        if (len(items) == 1 and items[0][0] == "re" or _four_sided(items)) \
+                and 4 <= w <= 22 and 4 <= h <= 22 and abs(w - h) <= 0.25 * max(w, h):
             # a check box is outlined; a filled square without an outline is a legend swatch or bullet
             if stroked and not any(abs(box[0] - b[0]) < 1 and abs(box[1] - b[1]) < 1 for b, _ in vec.squares):
                 vec.squares.append((box, filled))
@@ -73,7 +74,9 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
                 else:
                     straight = False
             elif kind == "re":
-                x0, y0, x1, y1 = show(item[1])
+                # a rectangle drawn with a negative width or height (from its right or bottom edge)
+                # is the same box: unordered, it read as a thin rule at its middle
+                x0, y0, x1, y1 = _ordered(show(item[1]))
                 if y1 - y0 <= 3:
                     vec.hsegs.append(((y0 + y1) / 2, x0, x1, index))
                 elif x1 - x0 <= 3:
@@ -92,6 +95,24 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
     else:  # dozens of small circles: a chart's markers, part of a figure
         vec.shapes.extend((r[0], r[3]) for r in rounds)
     return vec
+
+
+def _ordered(box: BBox) -> BBox:
+    return (min(box[0], box[2]), min(box[1], box[3]), max(box[0], box[2]), max(box[1], box[3]))
+
+
+def _four_sided(items: Sequence[tuple]) -> bool:
+    """A closed outline drawn as four straight strokes, each along a side (some writers draw a
+    check box's frame as four lines, not one rectangle): the same box as a rectangle."""
+    if len(items) != 4 or any(it[0] != "l" for it in items):
+        return False
+    return all(abs(it[1][0] - it[2][0]) <= 0.5 or abs(it[1][1] - it[2][1]) <= 0.5 for it in items) \
+        and _closed(items)
+
+
+def _closed(items: Sequence[tuple]) -> bool:
+    ends = [(round(p[0], 1), round(p[1], 1)) for it in items for p in (it[1], it[2])]
+    return all(ends.count(e) % 2 == 0 for e in ends)
 
 
 def _radio_rings(rounds: list[tuple[BBox, bool, bool, int]]) -> list[tuple[BBox, bool]]:

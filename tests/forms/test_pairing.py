@@ -403,3 +403,63 @@ def test_a_line_typed_under_a_question_is_its_answer_but_print_under_it_is_not(t
     assert fields.get("Temperature: What is the temperature of the room? Is it too hot or too cold?") \
         == "Warm, about 24 degrees"
     assert "Did you sleep well?" not in fields and "Write the hours slept in the table" not in fields.values()
+
+
+def _bare_boxes(page) -> None:
+    """A form that prints no captions (a test form of bare fields, filled and flattened): values
+    each alone in a box of its own, one turned; beside them a small ruled table of printed cells."""
+    page.draw_rect((300, 130, 450, 152), color=(0, 0, 0), fill=(0.8, 0.8, 0.8))
+    page.insert_text((304, 146), "221B Baker Street", fontsize=11)
+    page.draw_rect((200, 100, 220, 220), color=(0, 0, 0))
+    page.insert_text((214, 215), "45", fontsize=11, rotate=90)
+    page.draw_rect((300, 60, 420, 80), color=(0, 0, 0))
+    page.insert_text((304, 75), "1,234.56", fontsize=11)
+    for r in range(2):
+        for c in range(2):
+            page.draw_rect((300 + 60 * c, 400 + 20 * r, 360 + 60 * c, 420 + 20 * r), color=(0, 0, 0))
+            page.insert_text((304 + 60 * c, 414 + 20 * r), f"cell {r}{c}", fontsize=10)
+
+
+def test_a_value_alone_in_a_box_of_its_own_is_a_field_without_a_key(tmp_path):
+    """Failed before: a value is only found from its key, so the boxes of a form with no printed
+    captions gave no field; a table's cells (frames that share their rules) give none still."""
+    fields = _drawn_form_fields(tmp_path, _bare_boxes)
+    keyless = sorted(f.value for f in fields if not f.key and f.value)
+    assert keyless == ["1,234.56", "221B Baker Street", "45"]
+
+
+def _lines_captioned_below(page) -> None:
+    """A date line and a signature line, each named by a caption centred under it; further down
+    a body line over a rule across the page with a page number centred under it."""
+    page.insert_text((104, 560), "12/31/25", fontsize=12)
+    _line(page, (100, 566), (220, 566))
+    page.insert_text((148, 576), "Date", fontsize=8)
+    _line(page, (240, 566), (500, 566))
+    page.insert_text((348, 576), "Signature", fontsize=8)
+    page.insert_text((40, 640), "Return the form to the club office by the end of the month.", fontsize=8)
+    _line(page, (36, 646), (576, 646))
+    page.insert_text((296, 656), "Page 1", fontsize=8)
+
+
+def test_a_caption_centred_under_a_line_names_what_is_written_on_it(tmp_path):
+    """Failed before: "Date" under its line took the empty area below itself and the date written
+    on the line was no field."""
+    fields = _drawn_form_fields(tmp_path, _lines_captioned_below)
+    got = {f.key: f.value for f in fields if f.key in ("Date", "Signature", "Page 1")}
+    assert got == {"Date": "12/31/25", "Signature": ""}
+    signature = next(f for f in fields if f.key == "Signature")
+    assert signature.value_bbox[3] <= 567  # the empty line above the caption, not the area below it
+
+
+def test_a_figures_node_labels_in_boxes_are_not_keyless_values(realdata, tmp_path):
+    """Failed with the first keyless-value rule: a paper's diagram (nodes "headed", "was-hit" in
+    boxes) on a page the form signal misreads gave six fields of a figure's words."""
+    from core.store.opening import open_workspace
+
+    path = realdata / "wild" / "pdfminersix__samples_nonfree_naacl06-shinyama.pdf"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    ws = open_workspace(tmp_path / "ws")
+    doc = corrected_document(ws, ingest_path(ws, path, engine="fast").record.doc_id)
+    ws.close()
+    assert not [f.value for f in extract_fields(doc) if f.page == 2 and not f.key and f.value]

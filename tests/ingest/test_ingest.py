@@ -247,6 +247,50 @@ def test_layout_engine_fills_model_boxes_with_the_page_text_and_loses_none():
     assert "layout" in doc.engine_version
 
 
+def test_a_rectangle_drawn_with_a_negative_width_gives_the_four_rulings_of_its_box():
+    # "416 698 -150 22 re": the box from its right edge; unordered it read as one thin vertical rule
+    from core.model import thaw
+    from pdf_builders import raw_page_pdf
+
+    data = raw_page_pdf({}, b"0 0 0 RG 416 698 -150 22 re S")
+    sha = sha256_of(data)
+    doc = parse_pdf(data, doc_id=doc_id_for(sha), sha256=sha, filename="t.pdf", engine="fast").document
+    rulings = thaw(doc.meta_value("rulings"))["1"]
+    assert sorted(round(y) for y, _, _ in rulings["h"]) == [122, 144]
+    assert sorted(round(x) for x, _, _ in rulings["v"]) == [266, 416]
+
+
+def _bare_form_page(p):
+    """A form of bare boxes and no captions (a widget test file, flattened): a value box, a rotated
+    one, two check boxes and a radio ring, with a colour fill and curves, so no ruled area."""
+    p.draw_rect((300, 130, 450, 152), color=(0, 0, 0), fill=(0.8, 0.8, 0.8))
+    p.insert_text((304, 146), "221B Baker Street", fontsize=11)
+    p.draw_rect((200, 100, 220, 220), color=(0, 0, 0), fill=(0.8, 0.8, 0.8))
+    p.insert_text((214, 215), "45", fontsize=11, rotate=90)
+    for x in (210, 245):
+        p.draw_rect((x, 256, x + 18, 274), color=(0, 0, 0))
+    p.draw_circle((318, 265), 9, color=(0, 0, 0))
+    p.draw_rect((370, 292, 468, 306), color=None, fill=(0.6, 0.75, 0.85))
+    p.insert_text((372, 303), "E", fontsize=11)
+
+
+def test_a_layout_picture_over_a_forms_empty_check_boxes_keeps_them_and_its_text():
+    # the model may call a form of bare boxes a "picture"; its squares were dropped as a figure's
+    # parts and its text held inside the picture, so the flattened form showed no field at all
+    from core.ingest.layout_engine import layout_drafts
+    from core.ingest.page_facts import read_page
+
+    page = pymupdf.open(stream=build_pdf(_bare_form_page, size=(612, 792)))[0]
+    facts = read_page(page)
+    drafts, extras = layout_drafts(page, facts, [(195, 95, 475, 310, "picture", ())])
+    squares = [d for d in extras if d.attrs.get("kind") == "square"]
+    assert len(squares) == 3
+    texts = " ".join(d.text or " ".join(ln.text for ln in d.lines) for d in drafts + extras
+                     if d.category is not Category.PICTURE)
+    assert "221B Baker Street" in texts and "45" in texts
+    assert not any(d.lines for d in drafts if d.category is Category.PICTURE)
+
+
 # ---- the sample documents: recall against their ground truth -------------------------------------
 def _cli_lines(*argv) -> list[dict]:
     out = io.StringIO()

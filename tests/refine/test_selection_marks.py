@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from core.categories import Category
 from core.refine.selection_marks import selection_glyph
-from pdf_builders import html, text
+from core.ingest.pdf import parse_pdf
+from core.store.records import doc_id_for, sha256_of
+from pdf_builders import HELVETICA, html, raw_page_pdf, text
 from refine_fixtures import body, find, raw
 
 C = Category
@@ -58,3 +60,18 @@ def test_a_square_framing_a_number_is_an_ornament_not_a_check_box():
         body(p, y=400)
     doc = selection_glyph(raw(page))
     assert not [e for e in doc.elements() if e.category is C.SELECTION_MARK]
+
+
+
+def test_a_square_outlined_by_four_lines_is_a_check_box_like_a_drawn_rectangle():
+    # some form writers draw a check box's frame as four separate strokes (m l m l ...), not one
+    # rectangle; the PDF is written by hand because PyMuPDF's drawing calls join them into a quad
+    content = (b"BT /F1 10 Tf 100 733 Td (I agree) Tj ET BT /F1 10 Tf 100 703 Td (I checked) Tj ET "
+               b"0 0 0 RG 80 732 m 90 732 l 90 732 m 90 742 l 90 742 m 80 742 l 80 742 m 80 732 l S "
+               b"80 702 10 10 re S")
+    data = raw_page_pdf({"F1": HELVETICA}, content)
+    sha = sha256_of(data)
+    doc = selection_glyph(parse_pdf(data, doc_id=doc_id_for(sha), sha256=sha, filename="t.pdf",
+                                    engine="fast").document)
+    marks = sorted((e for e in doc.elements() if e.category is C.SELECTION_MARK), key=lambda e: e.bbox[1])
+    assert [(round(m.bbox[1]), m.state) for m in marks] == [(100, "unselected"), (130, "unselected")]
