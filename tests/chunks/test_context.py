@@ -131,3 +131,16 @@ def test_orphan_headings_drop_and_keep_are_the_policy_choices():
     assert len(kept) == 1 and "（Diversity and Inclusion）" in kept[0].text
     with pytest.raises(PolicyError):
         policy_from_mapping({"orphan_headings": "lose"})
+
+
+def test_a_run_of_orphan_headings_shares_one_chunk_instead_of_one_tiny_chunk_each():
+    from core.chunks.chunking import build_chunks
+    from core.chunks.policy import DEFAULT
+    from chunk_fixtures import doc, el, squash
+
+    labels = ["Parties", "Issuer", "Co-Issuer", "Collateral Trustee", "Collateral Manager"]
+    document = doc([[*(el(1, i, "section_header", (50, 50 + 25 * i, 300, 70 + 25 * i), t) for i, t in enumerate(labels)),
+                     el(1, 9, "section_header", (50, 300, 300, 320), "Asset Details"),
+                     el(1, 10, "text", (50, 330, 500, 400), "The collateral consists of senior secured loans. " * 4)]])
+    holding = [c for c in build_chunks(document, DEFAULT) if any(squash(t) in squash(c.text) for t in labels)]
+    assert len(holding) == 1 and all(squash(t) in squash(holding[0].text) for t in labels)
