@@ -63,6 +63,7 @@ class _Draft:
     prefix: str = ""
     side: str | None = None
     body_chars: int = 0  # characters of non-heading text: a draft of headings alone never flushes
+    orphans: bool = False  # headings whose sections closed with no body text (orphan_headings = chunk)
 
     @property
     def chars(self) -> int:
@@ -166,15 +167,35 @@ class _Assembler:
         if block.heading:
             self.sections.open(block.level, block.heading, ref)
         if headings_only:
-            # held headings whose section closed without body text (e.g. 参考文献, its entries kept
-            # as metadata) would mislabel the next section's chunk: drop their words
-            open_ids = self.sections.ids
-            self.cur.pieces = [p for p in self.cur.pieces
-                               if not any(e.category in HEADINGS and e.id not in open_ids for e in p.elements)]
+            self._settle_orphan_headings()
             self.cur.section_path = self.path
         if block.pieces:
             self._open(block.side)
             self.cur.pieces.extend(block.pieces)
+
+    def _settle_orphan_headings(self) -> None:
+        """Held headings whose section closed without body text of its own: a label whose entries
+        are metadata (参考文献) would mislabel the next section's chunk, but a heading can also be
+        the only place some words are printed (② 多様な…社会 above its English subtitle, a list item
+        the layout model read as a heading). The policy's `orphan_headings` says what they become:
+        drop (their words are in no chunk), keep (they lead the next section's chunk), or chunk (a
+        chunk of their own, under their own section path; a run of them shares one, up to max_chars)."""
+        open_ids = self.sections.ids
+        orphans = [p for p in self.cur.pieces
+                   if any(e.category in HEADINGS and e.id not in open_ids for e in p.elements)]
+        if not orphans or self.policy.orphan_headings == "keep":
+            return
+        self.cur.pieces = [p for p in self.cur.pieces if not any(p is o for o in orphans)]
+        if self.policy.orphan_headings != "chunk":
+            return
+        last = self.drafts[-1] if self.drafts else None
+        size = sum(len(p.text) + 1 for p in orphans)
+        if last is not None and last.orphans and last.side == self.cur.side and last.chars + size <= self.policy.max_chars:
+            # a run of headings with nothing under any of them (a form's labels read as headings)
+            # is one chunk, not one tiny chunk per label
+            last.pieces.extend(orphans)
+        else:
+            self._emit(_Draft(FLOW, self.cur.section_path, pieces=orphans, side=self.cur.side, orphans=True))
 
     def flow(self, block: Block) -> None:
         for piece in block.pieces:

@@ -1,5 +1,7 @@
 """Context knobs (core/chunks/context.py): heading/path prefix, tiny and heading-only chunks joined
 to the next, a footnote's chunk holding the sentence with its mark; and their policy validation."""
+from dataclasses import replace
+
 import pytest
 
 from core.categories import Category
@@ -88,3 +90,57 @@ def test_headings_the_chunk_already_opens_with_are_not_repeated_in_the_prefix():
 def test_section_prefix_leaves_the_document_title_out():
     c = chunk("c", "本文です。", path=("経費精算規程", "第2章 交通費"))
     assert add_prefix(c, "section", 60).text == "第2章 交通費\n本文です。"
+
+
+# ---- orphan headings: a heading whose section closes before any body text ------------------------
+def _orphan_heading_document():
+    from chunk_fixtures import doc, el
+    body = "多様な背景、価値観又は考え方を持つ人々が多様な幸せを追求し、新たな価値を創造できる社会。" * 3
+    return doc([[
+        el(1, 1, "section_header", (50, 50, 400, 70), "A. 基本理念"),
+        el(1, 2, "text", (50, 80, 500, 140), "人間中心のAI社会原則においては、三つの価値を基本理念として尊重する。" * 3),
+        el(1, 3, "section_header", (50, 150, 400, 170), "② 多様な背景を持つ人々が多様な幸せを追求できる社会"),
+        el(1, 4, "section_header", (50, 175, 400, 195), "（Diversity and Inclusion）"),
+        el(1, 5, "text", (50, 200, 500, 260), body),
+    ]])
+
+
+def test_the_default_policy_keeps_a_heading_that_closed_without_body_in_a_chunk_of_its_own():
+    from core.chunks.chunking import build_chunks
+    from core.chunks.policy import DEFAULT
+    from chunk_fixtures import squash
+
+    document = _orphan_heading_document()
+    heading = next(e for e in document.elements() if e.text.startswith("②"))
+    chunks = build_chunks(document, DEFAULT)
+    holding = [c for c in chunks if squash(heading.text) in squash(c.text)]
+    assert len(holding) == 1 and heading.id in {r.record_id for r in holding[0].refs}
+    assert "（Diversity and Inclusion）" not in holding[0].text  # the next section's chunk is its own
+
+
+def test_orphan_headings_drop_and_keep_are_the_policy_choices():
+    from core.chunks.chunking import build_chunks
+    from core.chunks.policy import DEFAULT
+    from chunk_fixtures import squash
+
+    document = _orphan_heading_document()
+    words = squash("② 多様な背景を持つ人々が多様な幸せを追求できる社会")
+    dropped = build_chunks(document, replace(DEFAULT, orphan_headings="drop"))
+    assert not any(words in squash(c.text) for c in dropped)
+    kept = [c for c in build_chunks(document, replace(DEFAULT, orphan_headings="keep")) if words in squash(c.text)]
+    assert len(kept) == 1 and "（Diversity and Inclusion）" in kept[0].text
+    with pytest.raises(PolicyError):
+        policy_from_mapping({"orphan_headings": "lose"})
+
+
+def test_a_run_of_orphan_headings_shares_one_chunk_instead_of_one_tiny_chunk_each():
+    from core.chunks.chunking import build_chunks
+    from core.chunks.policy import DEFAULT
+    from chunk_fixtures import doc, el, squash
+
+    labels = ["Parties", "Issuer", "Co-Issuer", "Collateral Trustee", "Collateral Manager"]
+    document = doc([[*(el(1, i, "section_header", (50, 50 + 25 * i, 300, 70 + 25 * i), t) for i, t in enumerate(labels)),
+                     el(1, 9, "section_header", (50, 300, 300, 320), "Asset Details"),
+                     el(1, 10, "text", (50, 330, 500, 400), "The collateral consists of senior secured loans. " * 4)]])
+    holding = [c for c in build_chunks(document, DEFAULT) if any(squash(t) in squash(c.text) for t in labels)]
+    assert len(holding) == 1 and all(squash(t) in squash(holding[0].text) for t in labels)
