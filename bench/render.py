@@ -15,12 +15,6 @@ page, render: a page's first render, which is what a page turn in the app costs)
   raster     = the server-drawn view (boxes drawn into the image, JPEG) used where nothing is
                clicked; `raster-resel` the same after a new selection
   cached     = an unchanged view again, in milliseconds                          budget ≤ 10 ms
-  1-core view = the view as made before the two-thread path (one whole-page encode, then the JSON),
-               for comparison: the view's JPEG is encoded in two halves on two threads and the
-               JSON made meanwhile, which only a second free core can speed up; the view takes
-               that path only when the load average leaves a core free (core.render_jpeg.spare_core),
-               so on a busy machine both columns are the one-core path. With --cpu both threads'
-               CPU time counts, so there the two-thread view cannot look faster.
 Then, unless --no-app, the Inspect page on a generated 300-page document through Streamlit's
 AppTest: the first run and a page turn (median), to show a rerun does not grow with the document.
 
@@ -43,9 +37,8 @@ import pymupdf  # noqa: E402
 
 from core.ingest.pipeline import ingest_path  # noqa: E402
 from core.model import Page  # noqa: E402
-from core import render_jpeg  # noqa: E402
 from core.render import (  # noqa: E402
-    clear_caches, fabric_drawing, image_size, overlay_boxes, page_image_bytes, page_view_image,
+    clear_caches, image_size, overlay_boxes, page_view_image,
 )
 from core.render import interactive_view as page_and_boxes  # noqa: E402
 from core.review.corrections import corrected_document  # noqa: E402
@@ -77,17 +70,6 @@ def interactive_view(path: Path, page: Page, zoom: float, selected: str | None) 
     page_and_boxes(path, page, zoom, overlay_boxes(page.elements, selected=selected), size=size)
 
 
-def one_core_view(path: Path, page: Page, zoom: float, selected: str | None) -> None:
-    """The same view made the way it was before the two-thread path: one encode, then the JSON."""
-    saved, render_jpeg.SPLIT_MIN_PIXELS = render_jpeg.SPLIT_MIN_PIXELS, 1 << 62
-    try:
-        page_image_bytes(path, page, zoom)
-        fabric_drawing(overlay_boxes(page.elements, selected=selected), zoom=zoom,
-                       size=image_size(page.width, page.height, zoom))
-    finally:
-        render_jpeg.SPLIT_MIN_PIXELS = saved
-
-
 def timed(call) -> float:
     t = CLOCK[0]()
     call()
@@ -99,7 +81,7 @@ def measure_document(ws: Workspace, path: Path, zoom: float, repeat: int) -> dic
     record = ingest_path(ws, path, engine="fast").record
     doc = corrected_document(ws, record.doc_id)
     stored = ws.document_pdf(record.doc_id)
-    out: dict[str, list[float]] = {k: [] for k in ("plain", "view", "reselect", "raster", "raster_reselect", "cached", "one_core")}
+    out: dict[str, list[float]] = {k: [] for k in ("plain", "view", "reselect", "raster", "raster_reselect", "cached")}
     for page in doc.pages:
         first = page.elements[0].id if page.elements else None
         other = page.elements[-1].id if len(page.elements) > 1 else None
@@ -110,8 +92,6 @@ def measure_document(ws: Workspace, path: Path, zoom: float, repeat: int) -> dic
             runs["view"].append(timed(lambda: interactive_view(stored, page, zoom, first)))
             runs["reselect"].append(timed(lambda: interactive_view(stored, page, zoom, other)))
             runs["cached"].append(timed(lambda: interactive_view(stored, page, zoom, other)))
-            clear_caches()
-            runs["one_core"].append(timed(lambda: one_core_view(stored, page, zoom, first)))
             clear_caches()
             runs["raster"].append(timed(lambda: page_view_image(stored, page, zoom, selected=first)))
             runs["raster_reselect"].append(timed(lambda: page_view_image(stored, page, zoom, selected=other)))
@@ -193,8 +173,7 @@ def main() -> int:
         ws = Workspace(Path(folder) / "ws")
         totals: dict[str, float] = {}
         cached_all: list[float] = []
-        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: the view "
-              f"{'splits its JPEG over two threads' if render_jpeg.spare_core() else 'stays on one core (no core free)'}")
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         print(f"zoom {args.zoom}; per page the median of {args.repeat} interleaved repeats; ratios are to the "
               f"plain get_pixmap of the same pages; clock: {'CPU time' if args.cpu else 'wall'}\n")
         print(f"{'document':44} {'pages':>5} {'get_pixmap':>11} {'view':>6} {'reselect':>8} {'raster':>7} "
@@ -207,12 +186,10 @@ def main() -> int:
             cached_all += result["cached"]
             plain = sums["plain"]
             print(f"{path.name[:44]:44} {len(result['plain']):5d} {ms(plain)} {sums['view'] / plain:6.2f} "
-                  f"{sums['reselect'] / plain:8.2f} {sums['raster'] / plain:7.2f} {sums['raster_reselect'] / plain:12.2f} {sums['one_core'] / plain:11.2f}")
+                  f"{sums['reselect'] / plain:8.2f} {sums['raster'] / plain:7.2f} {sums['raster_reselect'] / plain:12.2f}")
         ratio = totals["view"] / totals["plain"]
         print(f"\nTOTAL page view with overlays (Inspect: page image + canvas boxes) / plain get_pixmap = "
               f"{ratio:.2f}  (budget ≤ {COLD_BUDGET}){'  OVER BUDGET' if ratio > COLD_BUDGET else ''}")
-        print(f"TOTAL the same view on one core (whole-page encode, then the JSON: the code before the two-thread "
-              f"path) / plain get_pixmap = {totals['one_core'] / totals['plain']:.2f}")
         print(f"TOTAL same view after a click (new selection) / plain get_pixmap = {totals['reselect'] / totals['plain']:.2f}")
         print(f"TOTAL server-drawn view (boxes in the image, JPEG; static views) / plain get_pixmap = "
               f"{totals['raster'] / totals['plain']:.2f}; after a click {totals['raster_reselect'] / totals['plain']:.2f}")

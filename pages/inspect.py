@@ -8,6 +8,8 @@ rerun, so a 300-page document stays as quick as a 3-page one.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -24,6 +26,7 @@ from ui.text import md_escape, shorten
 VISIBLE_KEY = "rli:visible_categories"  # persisted across pages; widget keys are dropped off-page
 ORDER_KEY = "rli:show_order"
 TABLE_GEN_KEY = "rli:table_generation"
+LEGEND_VERSION_KEY = "rli:legend_version"  # the document version the legend was drawn from
 
 
 # ---- persisted view settings ---------------------------------------------------------------------
@@ -108,32 +111,47 @@ def swatch(colour: str) -> str:
             f'border:2px solid {colour};opacity:0.85;border-radius:2px;vertical-align:middle"></span>')
 
 
-def category_toggle(category: Category, on_page: int, in_doc: int, visible: set[Category]) -> None:
-    box_col, toggle_col = st.columns([1, 12], vertical_alignment="center", gap="small")
-    box_col.markdown(swatch(category.colour), unsafe_allow_html=True)
+def category_toggle(category: Category, in_doc: int, visible: set[Category]):
+    """A category's row: its colour (with the count on the page shown, which the page fragment
+    writes into the returned slot) and its checkbox."""
+    box_col, toggle_col = st.columns([2, 11], vertical_alignment="center", gap="small")
+    slot = box_col.empty()
     key = widget_synced_to(f"rli:show:{category.value}", category in visible)
     toggle_col.checkbox(
-        f"{category.label_ja} · {category.value} ({on_page} / {in_doc})", key=key,
+        f"{category.label_ja} · {category.value} ({in_doc})", key=key,
         on_change=lambda: set_category_visible(category, st.session_state[key]),
     )
+    return slot
 
 
-def legend(doc: Document, page_elements: tuple[Element, ...]) -> None:
-    on_page = Counter(e.category for e in page_elements)
+def page_count_chip(category: Category, on_page: int) -> str:
+    # a number we counted next to our own colour: safe for the HTML renderer
+    return f"{swatch(category.colour)}&nbsp;{on_page}" if on_page else swatch(category.colour)
+
+
+def legend(doc: Document) -> dict[Category, Any]:
+    """The category toggles, drawn by full runs only: a page turn or a click reruns the page
+    fragment, not these ~90 widgets and blocks (a third of a turn's server time). Returns, per
+    category in the document, the slot where the fragment writes its count on the page shown."""
     in_doc = document_counts(doc)
     visible = visible_categories()
-    st.markdown("**Categories** · on this page / in the document")
+    st.markdown("**Categories** · on this page, (in the document)")
     all_col, none_col = st.columns(2)
     all_col.button("Show all", key="rli:show_all", on_click=set_all_visible, args=(True,), width="stretch")
     none_col.button("Hide all", key="rli:hide_all", on_click=set_all_visible, args=(False,), width="stretch")
-    present = [c for c in Category if in_doc[c]]
-    for category in present:
-        category_toggle(category, on_page[category], in_doc[category], visible)
+    slots = {category: category_toggle(category, in_doc[category], visible) for category in Category if in_doc[category]}
     absent = [c for c in Category if not in_doc[c]]
     if absent:
         with st.expander(f"Not in this document ({len(absent)})"):
             for category in absent:
-                category_toggle(category, 0, 0, visible)
+                category_toggle(category, 0, visible).markdown(swatch(category.colour), unsafe_allow_html=True)
+    return slots
+
+
+def page_counts(slots: dict[Category, Any], page_elements: tuple[Element, ...]) -> None:
+    on_page = Counter(e.category for e in page_elements)
+    for category, slot in slots.items():
+        slot.markdown(page_count_chip(category, on_page[category]), unsafe_allow_html=True)
 
 
 def element_details(doc: Document, element: Element) -> None:
@@ -210,19 +228,50 @@ def take_page_click(doc: Document, number: int, visible: set[Category]) -> None:
         choose_element(click.element_id, doc)
 
 
+@dataclass(frozen=True)
+class InspectLayout:
+    """Where the page fragment writes: containers made by the full run, so the legend between them
+    stays put while the fragment redraws the rest in place."""
+    top: Any        # caption, navigation, edit panel, notices
+    page: Any       # the page view
+    details: Any    # the selected element, under the legend
+    below: Any      # the element table and the reading-order list
+    counts: dict    # Category -> the legend's slot for its count on the page shown
+
+
 def inspect_page(doc: Document) -> None:
+    top = st.container()
+    page_col, side_col = st.columns([7, 3], gap="medium")
+    with side_col:
+        legend_box, details = st.container(), st.container()
+    below = st.container()
+    with legend_box:
+        counts = legend(doc)
+    st.session_state[LEGEND_VERSION_KEY] = state.view_version(doc.doc_id)
+    page_fragment(doc.doc_id, InspectLayout(top=top, page=page_col, details=details, below=below, counts=counts))
+
+
+@st.fragment
+def page_fragment(doc_id: str, layout: InspectLayout) -> None:
+    """Everything on Inspect that a page turn or a click changes. Its widgets (navigation, zoom,
+    the page's clicks, the edit panel, the table) rerun only this function: the legend, drawn once
+    per full run, is most of what a turn used to redraw (bench/browser.py)."""
+    doc = state.corrected_doc(doc_id)
+    if doc is None or st.session_state.get(LEGEND_VERSION_KEY) != state.view_version(doc_id):
+        st.rerun()  # a correction changed the document: the legend's counts must follow (full run)
     number = state.current_page(doc)
     page = doc.page(number)
     take_page_click(doc, number, visible_categories())
-    st.markdown(page_caption(doc, number))
-    navigation_bar(doc, number)
-    edit_panel(doc, number, state.selected_element_id(doc.doc_id))  # ui/edit_panel.py (corrections)
-    if page.notice:
-        st.caption(md_escape(page.notice))
-    doubtful = low_confidence_boxes(page)
-    if doubtful:
-        st.caption(f"{len(doubtful)} OCR word{'s' if len(doubtful) != 1 else ''} read with low confidence "
-                   "(below 0.6) are outlined in red.")
+    with layout.top:
+        st.markdown(page_caption(doc, number))
+        navigation_bar(doc, number)
+        edit_panel(doc, number, state.selected_element_id(doc.doc_id))  # ui/edit_panel.py (corrections)
+        if page.notice:
+            st.caption(md_escape(page.notice))
+        doubtful = low_confidence_boxes(page)
+        if doubtful:
+            st.caption(f"{len(doubtful)} OCR word{'s' if len(doubtful) != 1 else ''} read with low confidence "
+                       "(below 0.6) are outlined in red.")
 
     visible = visible_categories()
     selected = state.selected_element_id(doc.doc_id)
@@ -230,31 +279,31 @@ def inspect_page(doc: Document) -> None:
         selected = None  # deleted by a correction, or from another page
     show_order = bool(st.session_state.get(ORDER_KEY, False))
 
-    page_col, side_col = st.columns([7, 3], gap="medium")
     # The side column is written first: its details reach the browser before the canvas's new
     # drawing, whose loading keeps the browser busy for a few hundred ms on a full page.
-    with side_col:
-        legend(doc, page.elements)
+    page_counts(layout.counts, page.elements)
+    with layout.details:
         st.divider()
         if selected is None:
             st.caption("Click an element on the page or pick a row in the table below to see its text "
                        "and where it came from.")
         else:
             element_details(doc, next(e for e in page.elements if e.id == selected))
-    with page_col:
+    with layout.page:
         measure_column("inspect")  # "fit width" fills this column, and follows a resize
         if not editing_canvas(doc, number):  # the click was taken above (take_page_click)
             page_view(doc, number, zoom=state.zoom(page), key="inspect", visible=visible,
                       selected=selected, show_order=show_order, boxes=doubtful)
 
-    shown = tuple(e for e in page.elements if e.category in visible or e.id == selected)
-    st.markdown(f"**Elements on page {number}** · {len(shown)} of {len(page.elements)} shown "
-                "(hidden categories are left out)")
-    if shown:
-        element_table(doc, number, shown, selected)
-    else:
-        st.caption("No elements to show on this page.")
-    reading_order_list(doc, number, save)  # drag a row to move it in the reading order
+    with layout.below:
+        shown = tuple(e for e in page.elements if e.category in visible or e.id == selected)
+        st.markdown(f"**Elements on page {number}** · {len(shown)} of {len(page.elements)} shown "
+                    "(hidden categories are left out)")
+        if shown:
+            element_table(doc, number, shown, selected)
+        else:
+            st.caption("No elements to show on this page.")
+        reading_order_list(doc, number, save)  # drag a row to move it in the reading order
 
 
 document = state.corrected_doc()

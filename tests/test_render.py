@@ -205,6 +205,21 @@ def test_bare_page_image_is_encoded_once_per_page_and_zoom(pdf_path):
     assert page_image_bytes(None, page, 1.0) != first  # no PDF: the blank stand-in
 
 
+def test_the_page_image_is_one_plain_jpeg_of_the_pixmap(pdf_path):
+    # one encode of the whole page: no restart interval (the spliced two-thread encode set one),
+    # and the pixels of a 4:2:0 quality-90 encode of MuPDF's pixmap
+    import numpy as np
+    import simplejpeg
+
+    clear_caches()
+    data = page_image_bytes(pdf_path, Page(number=1, width=595, height=842), 1.5)
+    pix = pymupdf.open(pdf_path)[0].get_pixmap(matrix=pymupdf.Matrix(1.5, 1.5), alpha=False)
+    rgb = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, 3)
+    whole = simplejpeg.encode_jpeg(rgb, quality=90, colorspace="RGB", colorsubsampling="420")
+    assert b"\xff\xdd" not in data
+    assert np.array_equal(simplejpeg.decode_jpeg(data), simplejpeg.decode_jpeg(whole))
+
+
 # ---- hit testing --------------------------------------------------------------------------------
 def test_click_selects_the_smallest_element_under_it():
     figure = element(0, Category.PICTURE, (50, 50, 500, 500))
