@@ -34,18 +34,20 @@ def line_boxes(rows: Sequence[TsvRow]) -> dict[LineKey, tuple[list[float], int]]
     return lines
 
 
+def _is_column(bb: list[float], chars: int) -> bool:
+    return chars >= MIN_COLUMN_CHARS and (bb[3] - bb[1]) >= COLUMN_ASPECT * (bb[2] - bb[0])
+
+
 def column_lines(rows: Sequence[TsvRow]) -> set[LineKey]:
     """The lines that run downwards: at least two characters in a box much taller than wide."""
-    return {key for key, (bb, n) in line_boxes(rows).items()
-            if n >= MIN_COLUMN_CHARS and (bb[3] - bb[1]) >= COLUMN_ASPECT * (bb[2] - bb[0])}
+    return {key for key, (bb, n) in line_boxes(rows).items() if _is_column(bb, n)}
 
 
 def calls_for_vertical(rows: Sequence[TsvRow]) -> bool:
     """The page pass found enough text in columns to be worth reading with the vertical models."""
-    lines = line_boxes(rows)
-    columns = column_lines(rows)
-    in_columns = sum(lines[key][1] for key in columns)
-    total = sum(n for _, n in lines.values())
+    lines = line_boxes(rows).values()
+    in_columns = sum(n for bb, n in lines if _is_column(bb, n))
+    total = sum(n for _, n in lines)
     return in_columns >= MIN_VERTICAL_CHARS and in_columns >= MIN_VERTICAL_SHARE * total
 
 
