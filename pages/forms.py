@@ -26,8 +26,8 @@ from ui.edit_panel import (
     conflict_banner, element_label, flash_message, remember_view, save, seen_head, undo_redo_buttons,
 )
 from ui.column_width import measure_column
-from ui.page_view import page_view, take_clicks
-from ui.text import md_escape, shorten
+from ui.page_view import page_turner, page_view, take_clicks
+from ui.text import shorten
 
 TOGGLE, PAIR = "Toggle check boxes", "Pair key → value"
 STATES = ("selected", "unselected", "unknown")
@@ -226,14 +226,6 @@ def chunk_preview(doc: Document, fields: list[FormField], number: int) -> None:
 
 
 # ---- the page -------------------------------------------------------------------------------
-def page_nav(doc: Document, number: int) -> None:
-    prev_col, label_col, next_col = st.columns([1, 3, 1], vertical_alignment="center")
-    prev_col.button("◀", key="rli:forms:prev", disabled=number <= 1, on_click=state.set_page, args=(number - 1, doc))
-    label_col.markdown(f"**{md_escape(doc.source)}** · page {number} of {doc.page_count}")
-    next_col.button("▶", key="rli:forms:next", disabled=number >= doc.page_count,
-                    on_click=state.set_page, args=(number + 1, doc))
-
-
 def summary(fields: tuple[FormField, ...]) -> None:
     counts = {s: 0 for s in STATUS_LABELS}
     for f in fields:
@@ -255,7 +247,7 @@ def forms_page(doc: Document) -> None:
         in_conflict = conflict_banner(doc.doc_id)
         flash_message(doc.doc_id)
     summary(all_fields)
-    page_nav(doc, number)
+    page_turner(doc, number, key="forms")
     fields = [f for f in all_fields if f.page == number]
     index = doc.element_index()
     mode = st.radio("Click on the page to", (TOGGLE, PAIR), horizontal=True, key="rli:forms:mode")

@@ -20,7 +20,7 @@ from ui.edit_panel import (
     conflict_banner, element_label, flash_message, remember_view, save, undo_redo_buttons,
 )
 from ui.column_width import measure_column
-from ui.page_view import page_view, take_click
+from ui.page_view import page_turner, page_view, take_click
 from ui.text import md_escape, shorten
 
 SOURCES = (Category.CAPTION, Category.FOOTNOTE)
@@ -188,14 +188,6 @@ def attachment_list(doc: Document, number: int, found: dict) -> None:
 
 
 # ---- the page -------------------------------------------------------------------------------
-def page_nav(doc: Document, number: int) -> None:
-    prev_col, label_col, next_col = st.columns([1, 3, 1], vertical_alignment="center")
-    prev_col.button("◀", key="rli:links:prev", disabled=number <= 1, on_click=state.set_page, args=(number - 1, doc))
-    label_col.markdown(f"**{md_escape(doc.source)}** · page {number} of {doc.page_count}")
-    next_col.button("▶", key="rli:links:next", disabled=number >= doc.page_count,
-                    on_click=state.set_page, args=(number + 1, doc))
-
-
 def links_page(doc: Document) -> None:
     st.title("Links")
     number = state.current_page(doc)
@@ -206,7 +198,7 @@ def links_page(doc: Document) -> None:
     with st.container():
         in_conflict = conflict_banner(doc.doc_id)
         flash_message(doc.doc_id)
-    page_nav(doc, number)
+    page_turner(doc, number, key="links")
     page = doc.page(number)
     source_id, target_id = source_and_target(doc.doc_id)
     shown = [e for e in page.elements if e.category in LINKABLE]

@@ -33,6 +33,7 @@ from core.render import (
 )
 from ui import state
 from ui.column_width import page_events, page_events_key
+from ui.text import md_escape
 
 
 @dataclass(frozen=True)
@@ -167,3 +168,12 @@ def _page_canvas(background: str | bytes, drawing: dict, width: int, height: int
     # the set-up of three page-sized canvases (bench/browser.py, most felt at 1920 px).
     st_canvas(background_image=background, initial_drawing=drawing, width=width, height=height,
               drawing_mode="point", update_streamlit=False, disabled=True, key=canvas_key)
+
+
+def page_turner(doc: Document, number: int, key: str) -> None:
+    """◀ · file and page · ▶ in one row: the compact page navigation of the Forms and Links pages."""
+    prev_col, label_col, next_col = st.columns([1, 3, 1], vertical_alignment="center")
+    prev_col.button("◀", key=f"rli:{key}:prev", disabled=number <= 1, on_click=state.set_page, args=(number - 1, doc))
+    label_col.markdown(f"**{md_escape(doc.source)}** · page {number} of {doc.page_count}")
+    next_col.button("▶", key=f"rli:{key}:next", disabled=number >= doc.page_count,
+                    on_click=state.set_page, args=(number + 1, doc))

@@ -42,3 +42,20 @@ def first_visit(page, app_server, path: str = "") -> None:
     page.get_by_text("First visit: reading").first.wait_for(state="detached", timeout=FIRST_VISIT_TIMEOUT_MS)
     page.get_by_label("Document", exact=True).first.wait_for(timeout=FIRST_VISIT_TIMEOUT_MS)
     settle(page)
+
+
+def stable_canvas(page, quiet_ms: int = 1500):
+    """The page canvas once its size has stopped changing (the first run draws at a guessed width,
+    the next at the column's measured width)."""
+    canvas = page.locator("canvas.upper-canvas").first
+    last, since = None, 0
+    for _ in range(200):
+        canvas.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
+        box = canvas.bounding_box()
+        size = (round(box["width"]), round(box["height"])) if box else None
+        since = since + 250 if size == last else 0
+        last = size
+        if since >= quiet_ms:
+            break
+        page.wait_for_timeout(250)
+    return canvas

@@ -11,7 +11,7 @@ from core.render import element_at
 from core.geometry import center
 from core.store.opening import open_workspace
 
-from tests.browser.steps import KEIHI, STEP_TIMEOUT_MS, first_visit, new_page, sample, settle
+from tests.browser.steps import KEIHI, STEP_TIMEOUT_MS, first_visit, new_page, sample, settle, stable_canvas
 
 pytestmark = pytest.mark.browser
 
@@ -29,22 +29,6 @@ WATCH_OVERLAYS = """(ms) => new Promise(done => {
   const tick = () => { counts.push(painted()); performance.now() < end ? requestAnimationFrame(tick) : done(counts); };
   window.__rliOverlayCounts = counts; tick();
 })"""
-
-
-def stable_canvas(page, quiet_ms: int = 1500):
-    """The page canvas once its size has stopped changing (fit width redraws it once measured)."""
-    canvas = page.locator("canvas.upper-canvas").first
-    last, since = None, 0
-    for _ in range(200):
-        canvas.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
-        box = canvas.bounding_box()
-        size = (round(box["width"]), round(box["height"])) if box else None
-        since = since + 250 if size == last else 0
-        last = size
-        if since >= quiet_ms:
-            break
-        page.wait_for_timeout(250)
-    return canvas
 
 
 def page_point(canvas, bbox, page_width: float, where=None) -> tuple[float, float]:

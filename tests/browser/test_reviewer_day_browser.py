@@ -13,7 +13,7 @@ from core.categories import Category
 from core.review.corrections import record_events
 from core.store.opening import open_workspace
 
-from tests.browser.steps import STEP_TIMEOUT_MS, first_visit, new_page, sample, settle
+from tests.browser.steps import STEP_TIMEOUT_MS, first_visit, new_page, sample, settle, stable_canvas
 
 pytestmark = pytest.mark.browser
 
@@ -131,23 +131,6 @@ def test_an_upload_shows_its_progress_and_result_at_the_top_with_the_real_rate(a
 
 
 # ---- item 5: Forms clicks that land, overlays that stay; the legend's colours are the page's -----------
-def stable_canvas(page, quiet_ms: int = 1500):
-    """The page canvas once its size has stopped changing (the first run draws at a guessed width,
-    the next at the column's measured width)."""
-    canvas = page.locator("canvas.upper-canvas").first
-    last, since = None, 0
-    for _ in range(200):
-        canvas.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
-        box = canvas.bounding_box()
-        size = (round(box["width"]), round(box["height"])) if box else None
-        since = since + 250 if size == last else 0
-        last = size
-        if since >= quiet_ms:
-            break
-        page.wait_for_timeout(250)
-    return canvas
-
-
 def canvas_click(page, bbox, page_width: float) -> None:
     canvas = stable_canvas(page)
     scale = canvas.bounding_box()["width"] / page_width
