@@ -23,7 +23,8 @@ from core.model import Document, Element
 from core.render import Box, Line, element_at
 from ui import state
 from ui.edit_panel import (
-    conflict_banner, element_label, flash_message, remember_view, save, seen_head, undo_redo_buttons,
+    conflict_banner, element_label, flash_message, messages_above_the_page, remember_view, save, seen_head,
+    undo_redo_buttons,
 )
 from ui.column_width import measure_column
 from ui.page_view import page_turner, page_view, take_clicks
@@ -240,12 +241,7 @@ def forms_page(doc: Document) -> None:
     st.title("Forms")
     number = state.current_page(doc)
     all_fields = document_fields(doc)
-    # One slot, there on every run: a message appearing above the page image would move the image's
-    # place in the page, and the browser would build its canvas again from nothing (seconds without
-    # overlays after a toggle).
-    with st.container():
-        in_conflict = conflict_banner(doc.doc_id)
-        flash_message(doc.doc_id)
+    in_conflict = messages_above_the_page(doc.doc_id)
     summary(all_fields)
     page_turner(doc, number, key="forms")
     fields = [f for f in all_fields if f.page == number]

@@ -17,7 +17,7 @@ from core.model import Document, Element
 from core.render import Box, Line
 from ui import state
 from ui.edit_panel import (
-    conflict_banner, element_label, flash_message, remember_view, save, undo_redo_buttons,
+    element_label, messages_above_the_page, remember_view, save, undo_redo_buttons,
 )
 from ui.column_width import measure_column
 from ui.page_view import page_turner, page_view, take_click
@@ -192,12 +192,7 @@ def links_page(doc: Document) -> None:
     st.title("Links")
     number = state.current_page(doc)
     found = attachments(doc)
-    # One slot, there on every run: a message appearing above the page image would move the image's
-    # place in the page, and the browser would build its canvas again from nothing (seconds without
-    # overlays after a toggle).
-    with st.container():
-        in_conflict = conflict_banner(doc.doc_id)
-        flash_message(doc.doc_id)
+    in_conflict = messages_above_the_page(doc.doc_id)
     page_turner(doc, number, key="links")
     page = doc.page(number)
     source_id, target_id = source_and_target(doc.doc_id)

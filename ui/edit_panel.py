@@ -140,6 +140,17 @@ def flash_message(doc_id: str) -> None:
             st.toast(message, icon=":material/check_circle:")
 
 
+def messages_above_the_page(doc_id: str) -> bool:
+    """The conflict banner and the last save's message, in one slot that is there on every run:
+    a message appearing above the page image would move the image's place in the page, and the
+    browser would build its canvas again from nothing (seconds without overlays after a toggle).
+    True while a conflict is open."""
+    with st.container():
+        in_conflict = conflict_banner(doc_id)
+        flash_message(doc_id)
+    return in_conflict
+
+
 # ---- the panel -------------------------------------------------------------------------------
 def category_label(category: Category) -> str:
     return f"{category.label_ja} · {category.value}"
