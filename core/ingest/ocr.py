@@ -36,7 +36,9 @@ from core.geometry import area, overlap_area
 from core.ingest.ocr_fixes import fixed_words
 from core.ingest.ocr_second_look import reread_doubtful, second_look_rows
 from core.ingest.ocr_confidence import TsvRow, read_tsv_rows, start_tsv
-from core.ingest.ocr_vertical import calls_for_vertical, column_lines, reading_score, vertical_language
+from core.ingest.ocr_vertical import (
+    calls_for_vertical, column_lines, reading_score, vertical_install_hint, vertical_language,
+)
 from core.ingest.scan_marks import ScanMarks, find_marks
 from core.model import BBox
 from core.settings import positive_number, share_of_cores, usable_cores
@@ -284,7 +286,7 @@ def _read_columns(png: bytes, rows: list[TsvRow], settings: OcrSettings, dpi: in
     if language is None:
         if any(lang.endswith("_vert") for lang in settings.language.split("+")):
             return settings.language, rows, ""
-        return settings.language, rows, "vertical writing found: install tesseract-ocr-jpn-vert to read it"
+        return settings.language, rows, vertical_install_hint(settings.language)
     again = read_tsv_rows(start_tsv(png, language, dpi, tessdata), settings.timeout)
     if again and reading_score(again) > reading_score(rows):
         return language, again, ""

@@ -60,6 +60,21 @@ def vertical_language(language: str, tessdata: str) -> str | None:
     return "+".join(asked + added) if added else None
 
 
+# Tesseract ships a vertical model for these languages only (Debian: tesseract-ocr-<lang>-vert).
+VERTICAL_MODELS = ("jpn", "chi_sim", "chi_tra", "kor")
+
+
+def vertical_install_hint(language: str) -> str:
+    """What to install to read the vertical writing of a page OCR'd in `language` ("jpn+eng" →
+    tesseract-ocr-jpn-vert): the hint names the packages of the languages asked for, not always
+    Japanese's."""
+    packages = [f"tesseract-ocr-{lang.replace('_', '-')}-vert" for lang in language.split("+")
+                if lang in VERTICAL_MODELS]
+    if not packages:
+        return "vertical writing found: Tesseract has no vertical model for " + language
+    return f"vertical writing found: install {' and '.join(packages)} to read it"
+
+
 def reading_score(rows: Sequence[TsvRow]) -> float:
     """Characters read, each weighted by Tesseract's confidence: a garbage reading of columns has
     as many characters as the right one, at a third of the confidence."""

@@ -12,7 +12,9 @@ import pymupdf
 import pytest
 
 from core.ingest.ocr import OcrSettings, OcrWord, find_tessdata, write_text_layer
-from core.ingest.ocr_vertical import calls_for_vertical, column_lines, reading_score, vertical_language
+from core.ingest.ocr_vertical import (
+    calls_for_vertical, column_lines, reading_score, vertical_install_hint, vertical_language,
+)
 from core.ingest.pipeline import ingest_bytes
 from scan_builders import scanned_pdf, tategaki_pdf
 
@@ -59,6 +61,15 @@ def test_the_vertical_model_is_added_only_where_it_is_installed(tmp_path):
     (tmp_path / "jpn_vert.traineddata").write_bytes(b"")
     assert vertical_language("jpn+eng", str(tmp_path)) == "jpn+eng+jpn_vert"
     assert vertical_language("jpn+jpn_vert", str(tmp_path)) is None  # already asked for
+
+
+def test_the_install_hint_names_the_vertical_package_of_each_language_asked_for():
+    assert vertical_install_hint("jpn") == "vertical writing found: install tesseract-ocr-jpn-vert to read it"
+    assert vertical_install_hint("chi_tra+eng") == (
+        "vertical writing found: install tesseract-ocr-chi-tra-vert to read it")
+    assert vertical_install_hint("jpn+kor") == (
+        "vertical writing found: install tesseract-ocr-jpn-vert and tesseract-ocr-kor-vert to read it")
+    assert vertical_install_hint("eng") == "vertical writing found: Tesseract has no vertical model for eng"
 
 
 def test_a_confident_reading_scores_over_a_garbage_one_of_the_same_length():
