@@ -47,6 +47,10 @@ class RetrieverOptions:
     # question's words in the question's order ("サービス規約等の文書化") beats one that merely
     # has them; 0.75-2.0 was a plateau on the tuning half
     bm25_phrase_weight: float = 1.0
+    # total weight of a question token holding a digit ("別添の8", "表1", "2019年") against 1 for
+    # any other: a number the question names picks its table row, list item or page, where the
+    # words around it recur on every page of a 概要 and its 本編. Chosen on the tuning half
+    bm25_number_weight: float = 2.0
     ngram_min: int = 2  # TF-IDF character n-gram sizes; bigrams+trigrams suit Japanese words
     ngram_max: int = 3
     fusion_weights: tuple[tuple[str, float], ...] = (("bm25", 0.5), ("tfidf", 0.5))  # retriever -> weight
@@ -62,9 +66,11 @@ class RetrieverOptions:
                 raise ValueError(f"fusion component must be bm25, tfidf or dense, got {name!r}")
             if weight < 0:
                 raise ValueError(f"fusion weight of {name} must be >= 0, got {weight}")
-        if self.bm25_k1 < 0 or not 0 <= self.bm25_b <= 1 or self.bm25_phrase_weight < 0:
-            raise ValueError(f"need bm25_k1 >= 0, 0 <= bm25_b <= 1 and bm25_phrase_weight >= 0, "
-                             f"got {self.bm25_k1}, {self.bm25_b}, {self.bm25_phrase_weight}")
+        if (self.bm25_k1 < 0 or not 0 <= self.bm25_b <= 1 or self.bm25_phrase_weight < 0
+                or self.bm25_number_weight < 0):
+            raise ValueError(f"need bm25_k1 >= 0, 0 <= bm25_b <= 1, bm25_phrase_weight >= 0 and "
+                             f"bm25_number_weight >= 0, got {self.bm25_k1}, {self.bm25_b}, "
+                             f"{self.bm25_phrase_weight}, {self.bm25_number_weight}")
         if self.depth < 1 or self.rrf_k < 0:
             raise ValueError(f"depth must be >= 1 and rrf_k >= 0, got {self.depth}, {self.rrf_k}")
 
@@ -99,17 +105,19 @@ def _top(scores: np.ndarray, k: int, positive_only: bool) -> list[Ranked]:
 class BM25Index:
     """bm25s over our tokens (bm25s' own tokenizer splits on spaces, useless for Japanese), plus
     `phrase_weight` times a BM25 over adjacent token pairs (a sequential-dependence term: word
-    order counts, which plain BM25 ignores)."""
+    order counts, which plain BM25 ignores). A question token holding a digit weighs
+    `number_weight` (1 = like any other)."""
 
     name = "bm25"
 
     def __init__(self, texts: Sequence[str], tokenizer: Tokenizer, k1: float = 1.5, b: float = 0.6,
-                 phrase_weight: float = 1.0):
+                 phrase_weight: float = 1.0, number_weight: float = 1.0):
         import bm25s
 
         self._tokenize = tokenizer
         self._size = len(texts)
         self._phrase_weight = phrase_weight
+        self._number_weight = number_weight
         self._bm25 = bm25s.BM25(k1=k1, b=b)
         self._pairs = bm25s.BM25(k1=k1, b=b) if phrase_weight > 0 else None
         if texts:
@@ -126,6 +134,9 @@ class BM25Index:
         if not tokens:
             return np.zeros(self._size)
         scores = np.asarray(self._bm25.get_scores(tokens), dtype=float)
+        numbers = [t for t in tokens if _HAS_DIGIT.search(t)]
+        if numbers and self._number_weight != 1.0:
+            scores = scores + (self._number_weight - 1.0) * np.asarray(self._bm25.get_scores(numbers), dtype=float)
         pairs = word_pairs(tokens)
         if self._pairs is not None and pairs:
             scores = scores + self._phrase_weight * np.asarray(self._pairs.get_scores(pairs), dtype=float)
@@ -135,6 +146,7 @@ class BM25Index:
         return _top(self.scores(query), k, positive_only=True)
 
 
+_HAS_DIGIT = re.compile(r"[0-9]")  # tokens are NFKC-normalised: full-width digits are ASCII here
 _NO_PAIR = "\x00"  # never a pair: every pair holds the separator \x1f
 
 
@@ -273,7 +285,7 @@ def build_index(kind: str, texts: Sequence[str], options: RetrieverOptions | Non
     options = options or RetrieverOptions()
     if kind == "bm25":
         return BM25Index(texts, make_tokenizer(options.tokenizer), options.bm25_k1, options.bm25_b,
-                         options.bm25_phrase_weight)
+                         options.bm25_phrase_weight, options.bm25_number_weight)
     if kind == "tfidf":
         return TfidfIndex(texts, options.ngram_min, options.ngram_max)
     if kind == "dense":

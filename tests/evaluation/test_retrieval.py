@@ -133,8 +133,33 @@ def test_bm25_phrase_term_adds_nothing_for_a_one_word_question_or_a_one_word_tex
     assert phrase.scores("精算") == pytest.approx(plain.scores("精算"))
 
 
+# The question names a list item by its number; the other text says the question's word more often.
+NUMBER_TEXTS = [
+    "別添では別添資料として別添の事例と別添の手順を示す。別添の構成は本編に対応する。",
+    "別添の目次\n7. 主体別の事例\n8. 主体横断的な仮想事例\n9. 用語集と参考文献の一覧",
+    "7. 交通費は実費を支給する。",
+    "宿泊費は上限額の範囲内で支給する。",
+    "8. 会議費は事前に申請し、領収書を添えて翌月10日までに経理部に提出する。",
+    "日当は出張日数に応じて支給する。",
+]
+
+
+def test_bm25_a_number_the_question_names_weighs_more_than_a_word_it_repeats():
+    query = "別添の8は何か。"
+    assert BM25Index(NUMBER_TEXTS, make_tokenizer(), number_weight=1.0).search(query, 2)[0].index == 0
+    assert build_index("bm25", NUMBER_TEXTS).search(query, 2)[0].index == 1  # default weight 2.0
+
+
+def test_bm25_number_weight_changes_nothing_for_a_question_without_digits():
+    plain = BM25Index(NUMBER_TEXTS, make_tokenizer(), number_weight=1.0)
+    weighted = BM25Index(NUMBER_TEXTS, make_tokenizer(), number_weight=2.0)
+    assert weighted.scores("別添の事例は何か") == pytest.approx(plain.scores("別添の事例は何か"))
+
+
 def test_bm25_options_refuse_a_negative_phrase_weight_or_b_outside_0_1():
     with pytest.raises(ValueError, match="bm25_phrase_weight"):
         RetrieverOptions(bm25_phrase_weight=-1)
     with pytest.raises(ValueError, match="bm25_b"):
         RetrieverOptions(bm25_b=1.5)
+    with pytest.raises(ValueError, match="bm25_number_weight"):
+        RetrieverOptions(bm25_number_weight=-1)
