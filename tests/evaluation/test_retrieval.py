@@ -156,6 +156,25 @@ def test_bm25_number_weight_changes_nothing_for_a_question_without_digits():
     assert weighted.scores("別添の事例は何か") == pytest.approx(plain.scores("別添の事例は何か"))
 
 
+# An overview that names the guideline in a short sentence, and a timeline that dates it among others.
+WHEN_TEXTS = [
+    "AI利活用ガイドラインを統合し、その考え方を引き継ぐ。",
+    "AI利活用ガイドライン 2019年8月: 総務省\nAI開発ガイドライン 2017年7月: 総務省",
+    "交通費は実費を支給する。",
+    "宿泊費は上限額の範囲内で支給する。",
+]
+
+
+def test_bm25_a_question_asking_when_lifts_the_text_that_writes_a_date():
+    query = "AI利活用ガイドラインはいつ策定されたか。"
+    assert BM25Index(WHEN_TEXTS, make_tokenizer(), date_weight=0.0).search(query, 2)[0].index == 0
+    assert build_index("bm25", WHEN_TEXTS).search(query, 2)[0].index == 1  # default weight 0.5
+    plain = BM25Index(WHEN_TEXTS, make_tokenizer(), date_weight=0.0)
+    lifted = BM25Index(WHEN_TEXTS, make_tokenizer(), date_weight=0.5)
+    other = "AI利活用ガイドラインは何を策定したか。"  # not a when-question: no lift
+    assert lifted.scores(other) == pytest.approx(plain.scores(other))
+
+
 def test_bm25_options_refuse_a_negative_phrase_weight_or_b_outside_0_1():
     with pytest.raises(ValueError, match="bm25_phrase_weight"):
         RetrieverOptions(bm25_phrase_weight=-1)
@@ -163,3 +182,5 @@ def test_bm25_options_refuse_a_negative_phrase_weight_or_b_outside_0_1():
         RetrieverOptions(bm25_b=1.5)
     with pytest.raises(ValueError, match="bm25_number_weight"):
         RetrieverOptions(bm25_number_weight=-1)
+    with pytest.raises(ValueError, match="bm25_date_weight"):
+        RetrieverOptions(bm25_date_weight=-1)
