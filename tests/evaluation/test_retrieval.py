@@ -3,7 +3,7 @@ reciprocal-rank fusion, optional dense, corpus-wide or routed per document."""
 import pytest
 
 from core.categories import Category
-from core.evaluation.retrieval import (BM25Index, ChunkSearch, FusionIndex, RetrieverOptions, RetrieverUnavailable,
+from core.evaluation.retrieval import (BM25Index, caption_labels, named_labels, ChunkSearch, FusionIndex, RetrieverOptions, RetrieverUnavailable,
                                        TfidfIndex, build_index)
 from core.evaluation.tokenize import make_tokenizer
 from core.model import Chunk, SourceRef
@@ -175,6 +175,23 @@ def test_bm25_a_question_asking_when_lifts_the_text_that_writes_a_date():
     assert lifted.scores(other) == pytest.approx(plain.scores(other))
 
 
+# Running text that refers to table 1 and says the question's words, and table 1 itself.
+LABEL_TEXTS = [
+    "以降は「表1. 主体毎に重要となる事項」に記載されている事項を、AI提供者及びAI利用者の別に表記する。",
+    "表1. 主体毎に重要となる事項\n| 7) アカウンタビリティ | AI利用者への対応状況の説明 | 文書化 |",
+    "交通費は実費を支給する。",
+    "宿泊費は上限額の範囲内で支給する。",
+]
+
+
+def test_bm25_a_question_naming_a_table_lifts_the_chunk_captioned_with_it():
+    query = "表1で、AI提供者にアカウンタビリティについて重要となる事項は何か。"
+    assert BM25Index(LABEL_TEXTS, make_tokenizer(), label_weight=0.0).search(query, 2)[0].index == 0
+    assert build_index("bm25", LABEL_TEXTS).search(query, 2)[0].index == 1  # default weight 0.5
+    assert named_labels("Table 2 と表１０") == {("表", "2"), ("表", "10")} and not named_labels("第1.0版の改訂")
+    assert caption_labels(LABEL_TEXTS[0]) == set()  # a mention inside a sentence is no caption
+
+
 def test_bm25_options_refuse_a_negative_phrase_weight_or_b_outside_0_1():
     with pytest.raises(ValueError, match="bm25_phrase_weight"):
         RetrieverOptions(bm25_phrase_weight=-1)
@@ -184,3 +201,5 @@ def test_bm25_options_refuse_a_negative_phrase_weight_or_b_outside_0_1():
         RetrieverOptions(bm25_number_weight=-1)
     with pytest.raises(ValueError, match="bm25_date_weight"):
         RetrieverOptions(bm25_date_weight=-1)
+    with pytest.raises(ValueError, match="bm25_label_weight"):
+        RetrieverOptions(bm25_label_weight=-1)
