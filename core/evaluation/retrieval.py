@@ -47,6 +47,20 @@ class RetrieverOptions:
     # question's words in the question's order ("サービス規約等の文書化") beats one that merely
     # has them; 0.75-2.0 was a plateau on the tuning half
     bm25_phrase_weight: float = 1.0
+    # total weight of a question token holding a digit ("別添の8", "表1", "2019年") against 1 for
+    # any other: a number the question names picks its table row, list item or page, where the
+    # words around it recur on every page of a 概要 and its 本編. Chosen on the tuning half
+    bm25_number_weight: float = 2.0
+    # a question asking when (いつ, 何年, 時期) multiplies the score of a chunk that writes a date
+    # (2019年, 8月, 令和) by 1 + this: the answer is a date, and the page that explains the thing
+    # without one (a 概要's overview of guidelines) outranked the timeline that dates it.
+    # 0.5-2.0 gave the same figures on the tuning half (3 such questions; 0.25 changed nothing)
+    bm25_date_weight: float = 0.5
+    # a question naming a table or figure by its label (表1, 図3, Table 2) multiplies the score of a
+    # chunk with a line that starts with that label (its caption) by 1 + this: the table itself,
+    # not the page of running text that refers to it ("以降は「表1. ...」に記載されている").
+    # 0.25-1.0 gave the same figures on the tuning half (2 such questions)
+    bm25_label_weight: float = 0.5
     ngram_min: int = 2  # TF-IDF character n-gram sizes; bigrams+trigrams suit Japanese words
     ngram_max: int = 3
     fusion_weights: tuple[tuple[str, float], ...] = (("bm25", 0.5), ("tfidf", 0.5))  # retriever -> weight
@@ -62,9 +76,12 @@ class RetrieverOptions:
                 raise ValueError(f"fusion component must be bm25, tfidf or dense, got {name!r}")
             if weight < 0:
                 raise ValueError(f"fusion weight of {name} must be >= 0, got {weight}")
-        if self.bm25_k1 < 0 or not 0 <= self.bm25_b <= 1 or self.bm25_phrase_weight < 0:
-            raise ValueError(f"need bm25_k1 >= 0, 0 <= bm25_b <= 1 and bm25_phrase_weight >= 0, "
-                             f"got {self.bm25_k1}, {self.bm25_b}, {self.bm25_phrase_weight}")
+        if (self.bm25_k1 < 0 or not 0 <= self.bm25_b <= 1 or self.bm25_phrase_weight < 0
+                or min(self.bm25_number_weight, self.bm25_date_weight, self.bm25_label_weight) < 0):
+            raise ValueError(f"need bm25_k1 >= 0, 0 <= bm25_b <= 1 and bm25_phrase_weight, bm25_number_weight, "
+                             f"bm25_date_weight, bm25_label_weight >= 0, got {self.bm25_k1}, {self.bm25_b}, "
+                             f"{self.bm25_phrase_weight}, {self.bm25_number_weight}, {self.bm25_date_weight}, "
+                             f"{self.bm25_label_weight}")
         if self.depth < 1 or self.rrf_k < 0:
             raise ValueError(f"depth must be >= 1 and rrf_k >= 0, got {self.depth}, {self.rrf_k}")
 
@@ -99,17 +116,25 @@ def _top(scores: np.ndarray, k: int, positive_only: bool) -> list[Ranked]:
 class BM25Index:
     """bm25s over our tokens (bm25s' own tokenizer splits on spaces, useless for Japanese), plus
     `phrase_weight` times a BM25 over adjacent token pairs (a sequential-dependence term: word
-    order counts, which plain BM25 ignores)."""
+    order counts, which plain BM25 ignores). A question token holding a digit weighs
+    `number_weight` (1 = like any other); a question asking when lifts the texts that write a date
+    by the factor 1 + `date_weight`, and one naming a table or figure by its label lifts the texts
+    captioned with it by 1 + `label_weight`."""
 
     name = "bm25"
 
     def __init__(self, texts: Sequence[str], tokenizer: Tokenizer, k1: float = 1.5, b: float = 0.6,
-                 phrase_weight: float = 1.0):
+                 phrase_weight: float = 1.0, number_weight: float = 1.0, date_weight: float = 0.0,
+                 label_weight: float = 0.0):
         import bm25s
 
         self._tokenize = tokenizer
         self._size = len(texts)
         self._phrase_weight = phrase_weight
+        self._number_weight = number_weight
+        self._date_lift = 1.0 + date_weight * np.array([writes_a_date(t) for t in texts], dtype=float)
+        self._label_weight = label_weight
+        self._captions = [caption_labels(t) for t in texts] if label_weight else []
         self._bm25 = bm25s.BM25(k1=k1, b=b)
         self._pairs = bm25s.BM25(k1=k1, b=b) if phrase_weight > 0 else None
         if texts:
@@ -126,15 +151,56 @@ class BM25Index:
         if not tokens:
             return np.zeros(self._size)
         scores = np.asarray(self._bm25.get_scores(tokens), dtype=float)
+        numbers = [t for t in tokens if _HAS_DIGIT.search(t)]
+        if numbers and self._number_weight != 1.0:
+            scores = scores + (self._number_weight - 1.0) * np.asarray(self._bm25.get_scores(numbers), dtype=float)
         pairs = word_pairs(tokens)
         if self._pairs is not None and pairs:
             scores = scores + self._phrase_weight * np.asarray(self._pairs.get_scores(pairs), dtype=float)
+        if asks_when(query):
+            scores = scores * self._date_lift
+        named = named_labels(query) if self._label_weight else set()
+        if named:
+            captioned = np.array([bool(named & own) for own in self._captions], dtype=float)
+            scores = scores * (1.0 + self._label_weight * captioned)
         return scores
 
     def search(self, query: str, k: int) -> list[Ranked]:
         return _top(self.scores(query), k, positive_only=True)
 
 
+_WHEN = re.compile(r"いつ|何年|何月|何日|時期")
+_DATE = re.compile(r"\d{4}\s*年|\d{1,2}\s*月|令和|平成|昭和")
+
+
+def asks_when(question: str) -> bool:
+    return bool(_WHEN.search(question))
+
+
+def writes_a_date(text: str) -> bool:
+    return bool(_DATE.search(normalize(text)))
+
+
+_LABEL = r"(表|図|table|figure|fig\.)\s*(\d+)(?![\d.]*\d)"
+_NAMED_LABEL = re.compile(_LABEL)
+_CAPTION_LABEL = re.compile(r"(?m)^\s*" + _LABEL)  # a line that opens with the label: a caption
+
+
+def named_labels(question: str) -> set[tuple[str, str]]:
+    """('表', '1') for every table or figure label the question names."""
+    return {_label_key(k, n) for k, n in _NAMED_LABEL.findall(normalize(question))}
+
+
+def caption_labels(text: str) -> set[tuple[str, str]]:
+    """The labels that open a line of the text (a caption, not a mention inside a sentence)."""
+    return {_label_key(k, n) for k, n in _CAPTION_LABEL.findall(normalize(text))}
+
+
+def _label_key(kind: str, number: str) -> tuple[str, str]:
+    return ("表" if kind == "table" else "図" if kind in ("figure", "fig.") else kind, number)
+
+
+_HAS_DIGIT = re.compile(r"[0-9]")  # tokens are NFKC-normalised: full-width digits are ASCII here
 _NO_PAIR = "\x00"  # never a pair: every pair holds the separator \x1f
 
 
@@ -273,7 +339,8 @@ def build_index(kind: str, texts: Sequence[str], options: RetrieverOptions | Non
     options = options or RetrieverOptions()
     if kind == "bm25":
         return BM25Index(texts, make_tokenizer(options.tokenizer), options.bm25_k1, options.bm25_b,
-                         options.bm25_phrase_weight)
+                         options.bm25_phrase_weight, options.bm25_number_weight, options.bm25_date_weight,
+                         options.bm25_label_weight)
     if kind == "tfidf":
         return TfidfIndex(texts, options.ngram_min, options.ngram_max)
     if kind == "dense":

@@ -3,7 +3,7 @@ reciprocal-rank fusion, optional dense, corpus-wide or routed per document."""
 import pytest
 
 from core.categories import Category
-from core.evaluation.retrieval import (BM25Index, ChunkSearch, FusionIndex, RetrieverOptions, RetrieverUnavailable,
+from core.evaluation.retrieval import (BM25Index, caption_labels, named_labels, ChunkSearch, FusionIndex, RetrieverOptions, RetrieverUnavailable,
                                        TfidfIndex, build_index)
 from core.evaluation.tokenize import make_tokenizer
 from core.model import Chunk, SourceRef
@@ -133,8 +133,73 @@ def test_bm25_phrase_term_adds_nothing_for_a_one_word_question_or_a_one_word_tex
     assert phrase.scores("精算") == pytest.approx(plain.scores("精算"))
 
 
+# The question names a list item by its number; the other text says the question's word more often.
+NUMBER_TEXTS = [
+    "別添では別添資料として別添の事例と別添の手順を示す。別添の構成は本編に対応する。",
+    "別添の目次\n7. 主体別の事例\n8. 主体横断的な仮想事例\n9. 用語集と参考文献の一覧",
+    "7. 交通費は実費を支給する。",
+    "宿泊費は上限額の範囲内で支給する。",
+    "8. 会議費は事前に申請し、領収書を添えて翌月10日までに経理部に提出する。",
+    "日当は出張日数に応じて支給する。",
+]
+
+
+def test_bm25_a_number_the_question_names_weighs_more_than_a_word_it_repeats():
+    query = "別添の8は何か。"
+    assert BM25Index(NUMBER_TEXTS, make_tokenizer(), number_weight=1.0).search(query, 2)[0].index == 0
+    assert build_index("bm25", NUMBER_TEXTS).search(query, 2)[0].index == 1  # default weight 2.0
+
+
+def test_bm25_number_weight_changes_nothing_for_a_question_without_digits():
+    plain = BM25Index(NUMBER_TEXTS, make_tokenizer(), number_weight=1.0)
+    weighted = BM25Index(NUMBER_TEXTS, make_tokenizer(), number_weight=2.0)
+    assert weighted.scores("別添の事例は何か") == pytest.approx(plain.scores("別添の事例は何か"))
+
+
+# An overview that names the guideline in a short sentence, and a timeline that dates it among others.
+WHEN_TEXTS = [
+    "AI利活用ガイドラインを統合し、その考え方を引き継ぐ。",
+    "AI利活用ガイドライン 2019年8月: 総務省\nAI開発ガイドライン 2017年7月: 総務省",
+    "交通費は実費を支給する。",
+    "宿泊費は上限額の範囲内で支給する。",
+]
+
+
+def test_bm25_a_question_asking_when_lifts_the_text_that_writes_a_date():
+    query = "AI利活用ガイドラインはいつ策定されたか。"
+    assert BM25Index(WHEN_TEXTS, make_tokenizer(), date_weight=0.0).search(query, 2)[0].index == 0
+    assert build_index("bm25", WHEN_TEXTS).search(query, 2)[0].index == 1  # default weight 0.5
+    plain = BM25Index(WHEN_TEXTS, make_tokenizer(), date_weight=0.0)
+    lifted = BM25Index(WHEN_TEXTS, make_tokenizer(), date_weight=0.5)
+    other = "AI利活用ガイドラインは何を策定したか。"  # not a when-question: no lift
+    assert lifted.scores(other) == pytest.approx(plain.scores(other))
+
+
+# Running text that refers to table 1 and says the question's words, and table 1 itself.
+LABEL_TEXTS = [
+    "以降は「表1. 主体毎に重要となる事項」に記載されている事項を、AI提供者及びAI利用者の別に表記する。",
+    "表1. 主体毎に重要となる事項\n| 7) アカウンタビリティ | AI利用者への対応状況の説明 | 文書化 |",
+    "交通費は実費を支給する。",
+    "宿泊費は上限額の範囲内で支給する。",
+]
+
+
+def test_bm25_a_question_naming_a_table_lifts_the_chunk_captioned_with_it():
+    query = "表1で、AI提供者にアカウンタビリティについて重要となる事項は何か。"
+    assert BM25Index(LABEL_TEXTS, make_tokenizer(), label_weight=0.0).search(query, 2)[0].index == 0
+    assert build_index("bm25", LABEL_TEXTS).search(query, 2)[0].index == 1  # default weight 0.5
+    assert named_labels("Table 2 と表１０") == {("表", "2"), ("表", "10")} and not named_labels("第1.0版の改訂")
+    assert caption_labels(LABEL_TEXTS[0]) == set()  # a mention inside a sentence is no caption
+
+
 def test_bm25_options_refuse_a_negative_phrase_weight_or_b_outside_0_1():
     with pytest.raises(ValueError, match="bm25_phrase_weight"):
         RetrieverOptions(bm25_phrase_weight=-1)
     with pytest.raises(ValueError, match="bm25_b"):
         RetrieverOptions(bm25_b=1.5)
+    with pytest.raises(ValueError, match="bm25_number_weight"):
+        RetrieverOptions(bm25_number_weight=-1)
+    with pytest.raises(ValueError, match="bm25_date_weight"):
+        RetrieverOptions(bm25_date_weight=-1)
+    with pytest.raises(ValueError, match="bm25_label_weight"):
+        RetrieverOptions(bm25_label_weight=-1)
