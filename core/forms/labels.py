@@ -188,6 +188,9 @@ def form_signal(page: Page, units: Sequence[Unit], rulings: Rulings | None = Non
         return True
     if captioned_blanks(units) >= 2:
         return True
+    # filled in and flattened: values typed into boxes of their own, whatever prints their captions
+    if rulings is not None and lone_typed_boxes(texts, rulings) >= LONE_BOXES:
+        return True
     labels = label_candidates(texts)
     marks = [u for u in units if u.kind == "mark" and u.source != "widget"]
     boxes = [m.bbox for m in marks]
@@ -218,6 +221,9 @@ def captioned_blanks(units: Sequence[Unit]) -> int:
         key_like(u, False) and same_row(u.bbox, b.bbox) and 0 <= b.bbox[0] - u.bbox[2] <= 2 * u.height for u in texts))
 
 
+# typed values a page needs to show itself a form when each stands alone in a box of its own, in a
+# font of its own (all of wild/: pages with one, but for a form with widgets, dates_save: 3)
+LONE_BOXES = 2
 CAPTION_GAP = 120.0  # pt between a caption's end and the left wall of its box (captions in a column, boxes in the next)
 
 
@@ -252,3 +258,36 @@ def captioned_boxes(texts: Sequence[Unit], rulings: Rulings) -> list[BBox]:
         if one_line and not any(same_style(v, u) for v in inside):
             out.append(box)
     return out
+
+
+def font_family(font: str) -> str:
+    """"ABCDEF+Arial-BoldMT" → "arial": a bold and a regular line of one family are one typeface (a
+    table's bold head over its body), a value typed in the filler's font is another."""
+    return re.split(r"[-,+]", font.split("+")[-1])[0].lower().removesuffix("mt").removesuffix("ps")
+
+
+def lone_typed_boxes(texts: Sequence[Unit], rulings: Rulings) -> int:
+    """Ruled boxes standing apart (no closed box across any of their walls), each holding one short line
+    set in a font family that no text outside such boxes uses: values typed into a form's boxes, the
+    captions printed elsewhere or not at all. A table's cell has a neighbour cell across each wall; a
+    figure's node labels share the caption's or the body's font."""
+    held: list[tuple[BBox, Unit]] = []
+    for v in texts:
+        if not v.font or len(v.text.strip()) > MAX_KEY_CHARS * 1.6 or "\n" in v.text.strip():
+            continue
+        box = cell_at(rulings, (v.bbox[0] + v.bbox[2]) / 2, (v.bbox[1] + v.bbox[3]) / 2)
+        if box is None or box[2] - box[0] < 2 * v.height:
+            continue
+        inside = [u for u in texts if box[0] <= (u.bbox[0] + u.bbox[2]) / 2 <= box[2]
+                  and box[1] <= (u.bbox[1] + u.bbox[3]) / 2 <= box[3]]
+        if len(inside) == 1 and inside[0] is v:
+            held.append((box, v))
+    boxed = {id(v) for _, v in held}
+    families = {font_family(u.font) for u in texts if id(u) not in boxed and u.font}
+
+    def in_grid(box: BBox) -> bool:
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        return any(cell_at(rulings, x, y) is not None
+                   for x, y in ((box[0] - 3, cy), (box[2] + 3, cy), (cx, box[1] - 3), (cx, box[3] + 3)))
+
+    return sum(1 for box, v in held if font_family(v.font) not in families and not in_grid(box))

@@ -463,3 +463,37 @@ def test_a_figures_node_labels_in_boxes_are_not_keyless_values(realdata, tmp_pat
     doc = corrected_document(ws, ingest_path(ws, path, engine="fast").record.doc_id)
     ws.close()
     assert not [f.value for f in extract_fields(doc) if f.page == 2 and not f.key and f.value]
+
+
+# ---- filled, flattened: values typed into boxes that stand apart ---------------------------------
+def _boxed_page_fields(tmp_path, grid: bool) -> tuple[FormField, ...]:
+    """A page printed in Times: a sentence, then two boxes with a caption each right above them, each box
+    holding one line typed in Helvetica (a filled form, baked). `grid`: the boxes share walls with
+    empty neighbours, as a table's cells do."""
+    from core.store.opening import open_workspace
+
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=612, height=792)
+    page.insert_text((72, 72), "Please complete both parts of this request and sign it.", fontname="tiro", fontsize=11)
+    for i, (caption, value) in enumerate((("Applicant", "Jordan A. Whitfield"), ("Reference", "AB016"))):
+        top = 150 + 90 * i
+        page.insert_text((72, top - 4), caption, fontname="tiro", fontsize=11)
+        page.draw_rect(pymupdf.Rect(72, top, 300, top + 20), width=0.8)
+        if grid:
+            page.draw_rect(pymupdf.Rect(300, top, 420, top + 20), width=0.8)
+        page.insert_text((76, top + 14), value, fontname="helv", fontsize=10)
+    ws = open_workspace(tmp_path / "ws")
+    rec = ingest_bytes(ws, pdf.tobytes(), "boxes.pdf", engine="fast").record
+    fields = extract_fields(corrected_document(ws, rec.doc_id))
+    ws.close()
+    return fields
+
+
+def test_values_typed_into_boxes_standing_apart_show_a_filled_form(tmp_path):
+    # before: no colon labels, no check box, no caption beside a box: the page was not a form at all
+    pairs = {(f.key, f.value) for f in _boxed_page_fields(tmp_path, grid=False)}
+    assert pairs == {("Applicant", "Jordan A. Whitfield"), ("Reference", "AB016")}
+
+
+def test_the_same_lines_in_cells_of_a_grid_do_not_make_a_form(tmp_path):
+    assert _boxed_page_fields(tmp_path, grid=True) == ()
