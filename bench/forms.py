@@ -370,6 +370,8 @@ class IngestAudit:
     own_unit: int = 0  # ... that ingest holds as one text unit inside the box
     drawn: int = 0  # ... whose box the page draws (a border, a rule or a fill touches it): else only the
     # value's own type tells it from the print around it
+    labelled: int = 0  # ... whose widget has a printed label (the widget path found one on the original)
+    marks: int = 0  # check boxes and radio options
     reasons: list[str] = field(default_factory=list)  # "reason: item"
     widgets: dict[str, int] = field(default_factory=dict)  # widget traits that can move or hide a value
 
@@ -377,6 +379,8 @@ class IngestAudit:
         self.values += other.values
         self.own_unit += other.own_unit
         self.drawn += other.drawn
+        self.labelled += other.labelled
+        self.marks += other.marks
         self.reasons += other.reasons
         for k, n in other.widgets.items():
             self.widgets[k] = self.widgets.get(k, 0) + n
@@ -386,16 +390,19 @@ def _unit_centre_in(box: Sequence[float], rect: pymupdf.Rect, pad: float = 2.0) 
     return _centre_in(box, (rect.x0, rect.y0, rect.x1, rect.y1), pad)
 
 
-def audit_ingest(truths: list[Truth], baked: pymupdf.Document, doc: Document) -> IngestAudit:
+def audit_ingest(truths: list[Truth], baked: pymupdf.Document, doc: Document,
+                 keys: dict[int, str] | None = None) -> IngestAudit:
     units_of = document_units(doc)
     a = IngestAudit(form_gate=shows_form(doc, units_of))
-    for t in truths:
+    for ti, t in enumerate(truths):
+        a.marks += t.is_mark
         if t.is_mark or not t.value:
             continue
         rect = pymupdf.Rect(t.bbox)
         if norm(t.value) not in norm(baked[t.page - 1].get_text("text", clip=_near(rect))):
             continue  # not on paper: Audit counts it
         a.values += 1
+        a.labelled += ti in (keys or {})
         a.drawn += any(d["rect"].intersects(_near(rect)) for d in baked[t.page - 1].get_drawings())
         value = norm(t.value)
         texts = [u for u in units_of.get(t.page, ()) if u.kind in ("text", "line") and norm(u.text)]
@@ -450,10 +457,13 @@ def ingest_report(audits: Sequence[tuple[str, str, IngestAudit]]) -> list[str]:
     """Per tune form, and summed over each half (hold-out: counts only, no form named), for each engine."""
     out = ["", "ingest of the baked page (before pairing: is it a form, is each printed value one unit in its box)"]
     sums: dict[tuple[str, str], tuple[IngestAudit, list[int]]] = {}
+    refused: dict[tuple[str, str], IngestAudit] = {}  # the forms not taken for a form, summed
     for label, half, a in audits:
         engine = label.split()[0]
         total, gates = sums.setdefault((engine, half), (IngestAudit(), [0, 0]))
         total.add(a)
+        if not a.form_gate:
+            refused.setdefault((engine, half), IngestAudit()).add(a)
         gates[0] += a.form_gate
         gates[1] += 1
         if half == "tune":
@@ -467,6 +477,10 @@ def ingest_report(audits: Sequence[tuple[str, str, IngestAudit]]) -> list[str]:
         out.append(f"SUM {engine:<6} {half:<8} forms taken for a form {gated}/{n}  values one unit in box "
                    f"{a.own_unit}/{a.values}  box drawn {a.drawn}/{a.values}  widgets {dict(sorted(a.widgets.items()))}")
         out += [f"    {reason} x{k}" for reason, k in sorted(reasons.items())]
+        if (engine, half) in refused:
+            r = refused[(engine, half)]
+            out.append(f"    not taken for a form: {n - gated} forms, {r.values} printed values, box drawn {r.drawn}, "
+                       f"printed label {r.labelled}, marks {r.marks}, widgets {dict(sorted(r.widgets.items()))}")
     return out
 
 
@@ -510,7 +524,7 @@ def bench_real(path: Path, engine: str, filled: bool = False) -> Score:
     s = score(f"{label} {path.name}", truths, fields, keys, include_radio=False)
     baked = pymupdf.open(stream=flat, filetype="pdf")
     s.audit = audit_truth(sources, truths, baked, keys)
-    s.ingest = audit_ingest(truths, baked, doc)
+    s.ingest = audit_ingest(truths, baked, doc, keys)
     s.ingest.widgets = widget_traits(pymupdf.open(stream=data, filetype="pdf"))
     s.seconds = time.perf_counter() - started
     return s
