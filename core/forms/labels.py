@@ -191,6 +191,8 @@ def form_signal(page: Page, units: Sequence[Unit], rulings: Rulings | None = Non
     # filled in and flattened: values typed into boxes of their own, whatever prints their captions
     if rulings is not None and lone_typed_boxes(texts, rulings) >= LONE_BOXES:
         return True
+    if captioned_lines_in_own_font(texts) >= TYPED_LINES:  # ... or unboxed, beside or under their captions
+        return True
     labels = label_candidates(texts)
     marks = [u for u in units if u.kind == "mark" and u.source != "widget"]
     boxes = [m.bbox for m in marks]
@@ -211,6 +213,8 @@ def page_looks_like_form(units: Sequence[Unit], rulings: Rulings, boxes: Sequenc
     marks = sum(1 for u in units if u.kind == "mark")
     if marks >= 1 or colon_keys >= 3 or len(boxes) >= 2 or captioned_blanks(units) >= 2:
         return True
+    if captioned_lines_in_own_font([u for u in units if u.kind == "text"]) >= TYPED_LINES:
+        return True
     return len(captioned_boxes([u for u in units if u.kind == "text"], rulings)) >= 2
 
 
@@ -224,6 +228,9 @@ def captioned_blanks(units: Sequence[Unit]) -> int:
 # typed values a page needs to show itself a form when each stands alone in a box of its own, in a
 # font of its own (all of wild/: pages with one, but for a form with widgets, dates_save: 3)
 LONE_BOXES = 2
+# ... when unboxed, each by its caption in a typeface of its own: as many as the colon labels above
+# (all of wild/: pages with one but for pages of two forms, test_3854 and hello-world)
+TYPED_LINES = 3
 CAPTION_GAP = 120.0  # pt between a caption's end and the left wall of its box (captions in a column, boxes in the next)
 
 
@@ -291,3 +298,38 @@ def lone_typed_boxes(texts: Sequence[Unit], rulings: Rulings) -> int:
                    for x, y in ((box[0] - 3, cy), (box[2] + 3, cy), (cx, box[1] - 3), (cx, box[3] + 3)))
 
     return sum(1 for box, v in held if font_family(v.font) not in families and not in_grid(box))
+
+
+def captioned_lines_in_own_font(texts: Sequence[Unit]) -> int:
+    """Short lines, each with a short caption just left of it on its row or right above it, set in a
+    font family that no other line of the page uses: values a filler typed, unboxed, beside or under
+    the captions of a form printed in another typeface."""
+    families = typed_families(texts)
+    return sum(1 for v in texts if v.font and font_family(v.font) in families)
+
+
+def typed_families(texts: Sequence[Unit]) -> frozenset[str]:
+    """The font families of the page's typed lines (captioned_lines_in_own_font): set only in short
+    lines that each have a caption beside or over them, and in no other line of the page."""
+    def caption_of(v: Unit) -> Unit | None:
+        left = [u for u in texts if u is not v and same_row(u.bbox, v.bbox) and u.bbox[2] <= v.bbox[0] + 1]
+        if left:
+            u = max(left, key=lambda u: u.bbox[2])
+            if 0.5 * u.height <= v.bbox[0] - u.bbox[2] <= CAPTION_GAP:
+                return u
+        over = [u for u in texts if u is not v and 0 <= v.bbox[1] - u.bbox[3] <= 1.5 * u.height
+                and u.bbox[0] < v.bbox[2] and u.bbox[2] > v.bbox[0] and abs(v.bbox[0] - u.bbox[0]) <= 3 * u.height]
+        return over[0] if len(over) == 1 else None
+
+    typed: list[Unit] = []
+    for v in texts:
+        if not v.font or len(v.text.strip()) > MAX_KEY_CHARS * 1.6 or "\n" in v.text.strip():
+            continue
+        if sum(ch.isalnum() for ch in v.text) < 2 or v.category is Category.TITLE:
+            continue  # a formula's "=" in a math font, a title in a display face: print, not typing
+        u = caption_of(v)
+        if u is not None and u.font and key_like(u, True) and font_family(u.font) != font_family(v.font):
+            typed.append(v)
+    chosen = {id(v) for v in typed}
+    others = {font_family(u.font) for u in texts if id(u) not in chosen and u.font}
+    return frozenset(font_family(v.font) for v in typed) - others

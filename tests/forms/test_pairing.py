@@ -497,3 +497,34 @@ def test_values_typed_into_boxes_standing_apart_show_a_filled_form(tmp_path):
 
 def test_the_same_lines_in_cells_of_a_grid_do_not_make_a_form(tmp_path):
     assert _boxed_page_fields(tmp_path, grid=True) == ()
+
+
+def _unboxed_page_fields(tmp_path, under: bool, value_font: str = "helv") -> tuple[FormField, ...]:
+    """A form printed in Times, filled and flattened with no box drawn: each value typed in Helvetica
+    beside its caption (or under it, the caption small), nothing else on the page set in Helvetica."""
+    from core.store.opening import open_workspace
+
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=612, height=792)
+    page.insert_text((72, 60), "Registration of a new member of the association", fontname="tiro", fontsize=14)
+    rows = (("Name", "Jordan A. Whitfield"), ("Member number", "AB016"), ("City", "Portland, OR 97205"))
+    for i, (caption, value) in enumerate(rows):
+        y = 120 + 40 * i
+        page.insert_text((72, y), caption, fontname="tiro", fontsize=8 if under else 11)
+        page.insert_text((72, y + 13) if under else (200, y), value, fontname=value_font, fontsize=10)
+    ws = open_workspace(tmp_path / "ws")
+    rec = ingest_bytes(ws, pdf.tobytes(), "unboxed.pdf", engine="fast").record
+    fields = extract_fields(corrected_document(ws, rec.doc_id))
+    ws.close()
+    return fields
+
+
+@pytest.mark.parametrize("under", [False, True])
+def test_values_typed_in_a_typeface_of_their_own_pair_with_their_captions_unboxed(tmp_path, under):
+    # before: no box, no colon, no mark: not a form, and no rule took a caption's typed line
+    pairs = {(f.key, f.value) for f in _unboxed_page_fields(tmp_path, under)}
+    assert pairs == {("Name", "Jordan A. Whitfield"), ("Member number", "AB016"), ("City", "Portland, OR 97205")}
+
+
+def test_lines_in_the_captions_own_typeface_stay_print(tmp_path):
+    assert _unboxed_page_fields(tmp_path, under=False, value_font="tiro") == ()
