@@ -416,7 +416,10 @@ def audit_ingest(truths: list[Truth], baked: pymupdf.Document, doc: Document,
         elif value in "".join(norm(u.text) for u in sorted(inside, key=lambda u: (u.bbox[1], u.bbox[0]))):
             a.reasons.append("split over units: " + item)
         elif not touching:
-            a.reasons.append("no text unit at the box (dropped, or a category pairing does not read): " + item)
+            held = sorted({e.category.value for e in doc.pages[t.page - 1].elements
+                           if pymupdf.Rect(e.bbox).intersects(rect) and value in norm(e.text)})
+            where = f"an element of category {'/'.join(held)} holds it" if held else "no element holds it"
+            a.reasons.append(f"no text unit at the box ({where}): " + item)
         else:
             a.reasons.append("units there read other text (garbled, or a neighbour): " + item)
     return a

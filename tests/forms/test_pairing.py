@@ -528,3 +528,25 @@ def test_values_typed_in_a_typeface_of_their_own_pair_with_their_captions_unboxe
 
 def test_lines_in_the_captions_own_typeface_stay_print(tmp_path):
     assert _unboxed_page_fields(tmp_path, under=False, value_font="tiro") == ()
+
+
+def test_a_value_in_a_ruled_box_at_the_page_top_is_a_value_not_a_running_head(realdata, tmp_path):
+    # pdf.js bug1675139 filled and baked: its turned text field prints "45" in a tall box near the top,
+    # which ingest classes as a page header; units skipped it, so it was no field
+    from bench.form_filling import fill_form
+    from core.store.opening import open_workspace
+
+    path = realdata / "pdfs" / "widget_corpus" / "pdfjs__bug1675139.pdf"
+    if not path.exists():
+        pytest.skip(f"{path} missing")
+    doc = pymupdf.open(stream=fill_form(path.read_bytes()), filetype="pdf")
+    doc.bake()
+    ws = open_workspace(tmp_path / "ws")
+    rec = ingest_bytes(ws, doc.tobytes(), "flat.pdf", engine="fast").record
+    flat = corrected_document(ws, rec.doc_id)
+    fields = extract_fields(flat)
+    ws.close()
+    assert any(e.category is Category.PAGE_HEADER and e.text.strip() == "45" for e in flat.pages[0].elements)
+    box = next(e.bbox for e in flat.pages[0].elements if e.category is Category.PAGE_HEADER and e.text.strip() == "45")
+    assert any(f.value == "45" and f.page == 1 and f.value_bbox is not None
+               and abs(f.value_bbox[0] - box[0]) < 5 and abs(f.value_bbox[1] - box[1]) < 5 for f in fields)
