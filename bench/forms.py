@@ -638,6 +638,30 @@ def audit_report(rows: Sequence[Row], show_hold_out: bool) -> list[str]:
     return out
 
 
+# ---- forms rules must not invent fields on papers -------------------------------------------------
+WILD_DIR = REALDATA / "wild"
+
+
+def wild_check(every: int) -> list[str]:
+    """Every `every`-th file of wild/ (papers, slides, scans, a few forms), fast engine: how many are
+    taken for a form, and their geometry and widget fields and pairs. A forms rule should leave these
+    counts as they were (compare a run before and after it)."""
+    lines, forms, fields, pairs = [], 0, 0, 0
+    files = sorted(WILD_DIR.glob("*.pdf"))[::every] if WILD_DIR.is_dir() else []
+    for path in files:
+        try:
+            doc, found = ingest_document(path.read_bytes(), path.name, "fast")
+        except Exception as exc:  # a file ingest refuses is no field
+            lines.append(f"  {path.name[:60]:<60} not ingested: {type(exc).__name__}")
+            continue
+        gate = shows_form(doc)
+        n_pairs = sum(1 for f in found if f.key and f.value)
+        forms, fields, pairs = forms + gate, fields + len(found), pairs + n_pairs
+        if found or gate:
+            lines.append(f"  {path.name[:60]:<60} form {'yes' if gate else 'no '} fields {len(found):>3} pairs {n_pairs:>3}")
+    return [f"wild/ every {every}: {len(files)} files, taken for a form {forms}, fields {fields}, pairs {pairs}"] + lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engine", default="fast", choices=("fast", "layout", "both"))
@@ -646,7 +670,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="substring of the file names to run (while developing)")
     parser.add_argument("--misses", type=int, default=8, help="misses / extras / wrong states to print per file")
     parser.add_argument("--show-hold-out", action="store_true", help="print the hold-out forms' misses too")
+    parser.add_argument("--wild", type=int, default=0, metavar="N",
+                        help="only count forms, fields and pairs on every N-th file of wild/ (fast engine)")
     args = parser.parse_args(argv)
+    if args.wild:
+        print("\n".join(wild_check(args.wild)))
+        return 0
     engines = ("fast", "layout") if args.engine == "both" else (args.engine,)
     variants = {"empty": (False,), "filled": (True,), "both": (False, True)}[args.variant]
 
