@@ -499,7 +499,7 @@ def test_the_same_lines_in_cells_of_a_grid_do_not_make_a_form(tmp_path):
     assert _boxed_page_fields(tmp_path, grid=True) == ()
 
 
-def _unboxed_page_fields(tmp_path, under: bool, value_font: str = "helv") -> tuple[FormField, ...]:
+def _unboxed_page_fields(tmp_path, under: bool, value_font: str = "helv", stray: bool = False) -> tuple[FormField, ...]:
     """A form printed in Times, filled and flattened with no box drawn: each value typed in Helvetica
     beside its caption (or under it, the caption small), nothing else on the page set in Helvetica."""
     from core.store.opening import open_workspace
@@ -512,6 +512,8 @@ def _unboxed_page_fields(tmp_path, under: bool, value_font: str = "helv") -> tup
         y = 120 + 40 * i
         page.insert_text((72, y), caption, fontname="tiro", fontsize=8 if under else 11)
         page.insert_text((72, y + 13) if under else (200, y), value, fontname=value_font, fontsize=10)
+    if stray:  # a fourth value typed far from any caption (its caption printed elsewhere)
+        page.insert_text((400, 400), "K9-4471", fontname=value_font, fontsize=10)
     ws = open_workspace(tmp_path / "ws")
     rec = ingest_bytes(ws, pdf.tobytes(), "unboxed.pdf", engine="fast").record
     fields = extract_fields(corrected_document(ws, rec.doc_id))
@@ -550,3 +552,9 @@ def test_a_value_in_a_ruled_box_at_the_page_top_is_a_value_not_a_running_head(re
     box = next(e.bbox for e in flat.pages[0].elements if e.category is Category.PAGE_HEADER and e.text.strip() == "45")
     assert any(f.value == "45" and f.page == 1 and f.value_bbox is not None
                and abs(f.value_bbox[0] - box[0]) < 5 and abs(f.value_bbox[1] - box[1]) < 5 for f in fields)
+
+
+def test_one_typed_value_far_from_any_caption_leaves_the_typeface_typed(tmp_path):
+    # before: one uncaptioned line in Helvetica made Helvetica print, and no value was read
+    pairs = {(f.key, f.value) for f in _unboxed_page_fields(tmp_path, under=False, stray=True) if f.key}
+    assert pairs == {("Name", "Jordan A. Whitfield"), ("Member number", "AB016"), ("City", "Portland, OR 97205")}
