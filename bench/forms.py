@@ -1,6 +1,6 @@
 """Form evidence accuracy on flattened forms: key–value pairs, selection states, empty values.
 
-    python bench/forms.py [--engine fast|layout|both] [--variant empty|filled|both] [--corpus N] [--misses N]
+    python bench/forms.py [--engine fast|layout|both] [--variant empty|filled|both] [--corpus N] [--misses N] [--wild N]
 
 Two kinds of ground truth:
 - the sample flattened 申請書 (sample_docs/shinseisho_flat.pdf) against its truth JSON: a pair
@@ -25,6 +25,13 @@ misses were read while writing the pairing rules (`STUDIED`) or it is the same f
 by its printed words); every other form is *hold-out*, and its misses are not printed unless asked
 (`--show-hold-out`), so looking at them is a choice the note must own. The summary gives the mean
 per-form value F1, key agreement and state accuracy of each half, engine and variant.
+
+Two audits follow, made on the baked pages before any pairing result is read: what the page prints of
+the truth (a value not printed in its box cannot be read; it still counts as a miss), and what ingest
+makes of that print (is the file taken for a form at all, is each printed value one text unit in its
+box, is its box drawn, which widget traits it has); the hold-out half is summed, no form named.
+`--wild N` instead counts the forms, fields and pairs of every N-th file of wild/: forms rules must
+leave them as they were.
 """
 from __future__ import annotations
 
