@@ -1,6 +1,6 @@
 """Form evidence accuracy on flattened forms: key–value pairs, selection states, empty values.
 
-    python bench/forms.py [--engine fast|layout|both] [--variant empty|filled|both] [--corpus N] [--misses N]
+    python bench/forms.py [--engine fast|layout|both] [--variant empty|filled|both] [--corpus N] [--misses N] [--wild N]
 
 Two kinds of ground truth:
 - the sample flattened 申請書 (sample_docs/shinseisho_flat.pdf) against its truth JSON: a pair
@@ -25,6 +25,13 @@ misses were read while writing the pairing rules (`STUDIED`) or it is the same f
 by its printed words); every other form is *hold-out*, and its misses are not printed unless asked
 (`--show-hold-out`), so looking at them is a choice the note must own. The summary gives the mean
 per-form value F1, key agreement and state accuracy of each half, engine and variant.
+
+Two audits follow, made on the baked pages before any pairing result is read: what the page prints of
+the truth (a value not printed in its box cannot be read; it still counts as a miss), and what ingest
+makes of that print (is the file taken for a form at all, is each printed value one text unit in its
+box, is its box drawn, which widget traits it has); the hold-out half is summed, no form named.
+`--wild N` instead counts the forms, fields and pairs of every N-th file of wild/: forms rules must
+leave them as they were.
 """
 from __future__ import annotations
 
@@ -45,10 +52,11 @@ sys.path.insert(0, str(ROOT))
 
 import pymupdf  # noqa: E402
 
-from core.forms.fields import extract_fields  # noqa: E402
+from core.forms.fields import document_units, extract_fields, shows_form  # noqa: E402
 from core.forms.form_field import FormField  # noqa: E402
 from core.geometry import iou  # noqa: E402
 from core.ingest.pipeline import ingest_bytes  # noqa: E402
+from core.model import Document  # noqa: E402
 from core.review.corrections import corrected_document  # noqa: E402
 from core.store.workspace import Workspace  # noqa: E402
 from bench.form_filling import fill_form  # noqa: E402
@@ -94,6 +102,7 @@ class Score:
     extras: list[str] = field(default_factory=list)
     wrong_states: list[str] = field(default_factory=list)
     audit: "Audit | None" = None  # what the baked page prints of its truth (real forms only)
+    ingest: "IngestAudit | None" = None  # what ingest reads of that print (real forms only)
 
     def add(self, other: "Score") -> None:
         for name in ("truth", "predicted", "matched", "key_agree", "key_total", "marks", "states_right", "empty_found",
@@ -126,12 +135,17 @@ class Score:
 
 
 def ingest_fields(data: bytes, name: str, engine: str) -> tuple[FormField, ...]:
+    return ingest_document(data, name, engine)[1]
+
+
+def ingest_document(data: bytes, name: str, engine: str) -> tuple[Document, tuple[FormField, ...]]:
     with tempfile.TemporaryDirectory() as tmp:
         ws = Workspace(tmp)
         record = ingest_bytes(ws, data, name, engine=engine).record
-        fields = extract_fields(corrected_document(ws, record.doc_id))
+        doc = corrected_document(ws, record.doc_id)
+        fields = extract_fields(doc)
         ws.close()
-    return fields
+    return doc, fields
 
 
 def _centre_in(inner: Sequence[float], outer: Sequence[float], pad: float = 2.0) -> bool:
@@ -351,6 +365,135 @@ def _why_not(value: str, shown: str) -> str:
     return "box shows other text"
 
 
+# ---- does ingest read what the baked page prints? -------------------------------------------------
+@dataclass
+class IngestAudit:
+    """What pairing is given to work with, before any pairing rule runs: is the flattened file taken
+    for a form at all (geometry reads nothing of a document that is not), and is each printed value a
+    text unit of its own inside its box (joined to a caption or split, pairing must cut or glue it)?
+    Counts only: it says nothing about which fields pairing made."""
+    form_gate: bool = True
+    values: int = 0  # values printed in their box (Audit.in_box)
+    own_unit: int = 0  # ... that ingest holds as one text unit inside the box
+    drawn: int = 0  # ... whose box the page draws (a border, a rule or a fill touches it): else only the
+    # value's own type tells it from the print around it
+    labelled: int = 0  # ... whose widget has a printed label (the widget path found one on the original)
+    marks: int = 0  # check boxes and radio options
+    reasons: list[str] = field(default_factory=list)  # "reason: item"
+    widgets: dict[str, int] = field(default_factory=dict)  # widget traits that can move or hide a value
+
+    def add(self, other: "IngestAudit") -> None:
+        self.values += other.values
+        self.own_unit += other.own_unit
+        self.drawn += other.drawn
+        self.labelled += other.labelled
+        self.marks += other.marks
+        self.reasons += other.reasons
+        for k, n in other.widgets.items():
+            self.widgets[k] = self.widgets.get(k, 0) + n
+
+
+def _unit_centre_in(box: Sequence[float], rect: pymupdf.Rect, pad: float = 2.0) -> bool:
+    return _centre_in(box, (rect.x0, rect.y0, rect.x1, rect.y1), pad)
+
+
+def audit_ingest(truths: list[Truth], baked: pymupdf.Document, doc: Document,
+                 keys: dict[int, str] | None = None) -> IngestAudit:
+    units_of = document_units(doc)
+    a = IngestAudit(form_gate=shows_form(doc, units_of))
+    for ti, t in enumerate(truths):
+        a.marks += t.is_mark
+        if t.is_mark or not t.value:
+            continue
+        rect = pymupdf.Rect(t.bbox)
+        if norm(t.value) not in norm(baked[t.page - 1].get_text("text", clip=_near(rect))):
+            continue  # not on paper: Audit counts it
+        a.values += 1
+        a.labelled += ti in (keys or {})
+        a.drawn += any(d["rect"].intersects(_near(rect)) for d in baked[t.page - 1].get_drawings())
+        value = norm(t.value)
+        texts = [u for u in units_of.get(t.page, ()) if u.kind in ("text", "line") and norm(u.text)]
+        inside = [u for u in texts if _unit_centre_in(u.bbox, rect)]
+        touching = [u for u in texts if pymupdf.Rect(u.bbox).intersects(rect)]
+        item = f"p{t.page} {t.value[:24]!r} at {_box(t.bbox)}"
+        if any(norm(u.text) == value for u in inside):
+            a.own_unit += 1
+        elif any(value in norm(u.text) for u in touching):
+            a.reasons.append("joined to other text in one unit: " + item)
+        elif value in "".join(norm(u.text) for u in sorted(inside, key=lambda u: (u.bbox[1], u.bbox[0]))):
+            a.reasons.append("split over units: " + item)
+        elif not touching:
+            held = sorted({e.category.value for e in doc.pages[t.page - 1].elements
+                           if pymupdf.Rect(e.bbox).intersects(rect) and value in norm(e.text)})
+            where = f"an element of category {'/'.join(held)} holds it" if held else "no element holds it"
+            a.reasons.append(f"no text unit at the box ({where}): " + item)
+        else:
+            a.reasons.append("units there read other text (garbled, or a neighbour): " + item)
+    return a
+
+
+def widget_traits(pdf: pymupdf.Document) -> dict[str, int]:
+    """Counts of text widgets with a trait that can put the baked value elsewhere than one line in the box."""
+    out: dict[str, int] = {}
+
+    def count(name: str) -> None:
+        out[name] = out.get(name, 0) + 1
+
+    if pdf.xref_get_key(pdf.pdf_catalog(), "AcroForm/XFA")[0] != "null":
+        count("XFA form")
+    for page in pdf:
+        if page.rotation:
+            count("rotated page")
+        for w in page.widgets():
+            if w.field_type_string not in VALUE_WIDGETS:
+                continue
+            flags = w.field_flags or 0
+            count(w.field_type_string)
+            for bit, name in ((1, "read-only"), (1 << 12, "multiline"), (1 << 24, "comb")):
+                if flags & bit and w.field_type == pymupdf.PDF_WIDGET_TYPE_TEXT:
+                    count(name)
+            if pdf.xref_get_key(w.xref, "MK/R")[1] not in ("null", "0"):
+                count("rotated widget (MK/R)")
+            if pdf.xref_get_key(w.xref, "AP/N")[0] == "null":
+                count("no appearance stream")
+            if w.rect.height > 2.2 * (w.text_fontsize or 12) and w.field_type == pymupdf.PDF_WIDGET_TYPE_TEXT:
+                count("box taller than two lines")
+            if w.text_fontsize == 0:
+                count("auto font size")
+    return out
+
+
+def ingest_report(audits: Sequence[tuple[str, str, IngestAudit]]) -> list[str]:
+    """Per tune form, and summed over each half (hold-out: counts only, no form named), for each engine."""
+    out = ["", "ingest of the baked page (before pairing: is it a form, is each printed value one unit in its box)"]
+    sums: dict[tuple[str, str], tuple[IngestAudit, list[int]]] = {}
+    refused: dict[tuple[str, str], IngestAudit] = {}  # the forms not taken for a form, summed
+    for label, half, a in audits:
+        engine = label.split()[0]
+        total, gates = sums.setdefault((engine, half), (IngestAudit(), [0, 0]))
+        total.add(a)
+        if not a.form_gate:
+            refused.setdefault((engine, half), IngestAudit()).add(a)
+        gates[0] += a.form_gate
+        gates[1] += 1
+        if half == "tune":
+            out.append(f"{label[:70]:<70} form {'yes' if a.form_gate else 'NO '}  values one unit in box "
+                       f"{a.own_unit}/{a.values}  box drawn {a.drawn}/{a.values}  widgets {a.widgets}")
+            out += [f"    {item}" for item in a.reasons]
+    for (engine, half), (a, (gated, n)) in sorted(sums.items()):
+        reasons: dict[str, int] = {}
+        for item in a.reasons:
+            reasons[item.split(":")[0]] = reasons.get(item.split(":")[0], 0) + 1
+        out.append(f"SUM {engine:<6} {half:<8} forms taken for a form {gated}/{n}  values one unit in box "
+                   f"{a.own_unit}/{a.values}  box drawn {a.drawn}/{a.values}  widgets {dict(sorted(a.widgets.items()))}")
+        out += [f"    {reason} x{k}" for reason, k in sorted(reasons.items())]
+        if (engine, half) in refused:
+            r = refused[(engine, half)]
+            out.append(f"    not taken for a form: {n - gated} forms, {r.values} printed values, box drawn {r.drawn}, "
+                       f"printed label {r.labelled}, marks {r.marks}, widgets {dict(sorted(r.widgets.items()))}")
+    return out
+
+
 def key_sources(pdf: pymupdf.Document) -> dict[int, str]:
     """Truth index → where widget_truth took its key: the /TU tooltip or the field name."""
     out, ti = {}, 0
@@ -386,10 +529,13 @@ def bench_real(path: Path, engine: str, filled: bool = False) -> Score:
     keys = original_keys(truths, ingest_fields(data, path.name, engine))
     original.bake()
     flat = original.tobytes()
-    fields = ingest_fields(flat, f"flat_{path.name}", engine)
+    doc, fields = ingest_document(flat, f"flat_{path.name}", engine)
     label = "filled+flattened" if filled else "flattened"
     s = score(f"{label} {path.name}", truths, fields, keys, include_radio=False)
-    s.audit = audit_truth(sources, truths, pymupdf.open(stream=flat, filetype="pdf"), keys)
+    baked = pymupdf.open(stream=flat, filetype="pdf")
+    s.audit = audit_truth(sources, truths, baked, keys)
+    s.ingest = audit_ingest(truths, baked, doc, keys)
+    s.ingest.widgets = widget_traits(pymupdf.open(stream=data, filetype="pdf"))
     s.seconds = time.perf_counter() - started
     return s
 
@@ -499,6 +645,30 @@ def audit_report(rows: Sequence[Row], show_hold_out: bool) -> list[str]:
     return out
 
 
+# ---- forms rules must not invent fields on papers -------------------------------------------------
+WILD_DIR = REALDATA / "wild"
+
+
+def wild_check(every: int) -> list[str]:
+    """Every `every`-th file of wild/ (papers, slides, scans, a few forms), fast engine: how many are
+    taken for a form, and their geometry and widget fields and pairs. A forms rule should leave these
+    counts as they were (compare a run before and after it)."""
+    lines, forms, fields, pairs = [], 0, 0, 0
+    files = sorted(WILD_DIR.glob("*.pdf"))[::every] if WILD_DIR.is_dir() else []
+    for path in files:
+        try:
+            doc, found = ingest_document(path.read_bytes(), path.name, "fast")
+        except Exception as exc:  # a file ingest refuses is no field
+            lines.append(f"  {path.name[:60]:<60} not ingested: {type(exc).__name__}")
+            continue
+        gate = shows_form(doc)
+        n_pairs = sum(1 for f in found if f.key and f.value)
+        forms, fields, pairs = forms + gate, fields + len(found), pairs + n_pairs
+        if found or gate:
+            lines.append(f"  {path.name[:60]:<60} form {'yes' if gate else 'no '} fields {len(found):>3} pairs {n_pairs:>3}")
+    return [f"wild/ every {every}: {len(files)} files, taken for a form {forms}, fields {fields}, pairs {pairs}"] + lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engine", default="fast", choices=("fast", "layout", "both"))
@@ -507,7 +677,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="substring of the file names to run (while developing)")
     parser.add_argument("--misses", type=int, default=8, help="misses / extras / wrong states to print per file")
     parser.add_argument("--show-hold-out", action="store_true", help="print the hold-out forms' misses too")
+    parser.add_argument("--wild", type=int, default=0, metavar="N",
+                        help="only count forms, fields and pairs on every N-th file of wild/ (fast engine)")
     args = parser.parse_args(argv)
+    if args.wild:
+        print("\n".join(wild_check(args.wild)))
+        return 0
     engines = ("fast", "layout") if args.engine == "both" else (args.engine,)
     variants = {"empty": (False,), "filled": (True,), "both": (False, True)}[args.variant]
 
@@ -541,6 +716,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(summary(rows, args.show_hold_out)))
     print("targets (filled, every engine, each half): value F1 >= 0.90, key agreement >= 0.90, state accuracy >= 0.98")
     print("\n".join(audit_report(rows, args.show_hold_out)))
+    print("\n".join(ingest_report([(f"{r.engine} {r.variant} {r.form}", r.half, r.score.ingest)
+                                   for r in rows if r.score.ingest is not None and r.variant == "filled"])))
     for s in results:
         if s.name not in quiet and (s.misses or s.extras or s.wrong_states):
             print(f"\n--- {s.name}")

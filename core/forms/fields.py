@@ -53,13 +53,8 @@ def machine_fields(doc: Document, rules: RedactionRules = DEFAULT_RULES) -> tupl
     """Fields before any reviewer event: widgets, then imported pairs, then geometry."""
     sections = section_paths(doc)
     out: list[FormField] = []
-    units_of = {page.number: _UNITS.get(page, None, lambda page=page: page_units(doc, page)) for page in doc.pages}
-    # geometry only reads a document that shows itself a form somewhere (a labelled check box, or
-    # "氏名：" style labels, captions each beside a ruled box of its own): boxes, rules and tables
-    # in a report or a slide deck are not fields
-    is_form = any(_SIGNALS.get(page, None, lambda page=page: form_signal(page, units_of[page.number],
-                                                                         page_rulings(doc, page)))
-                  for page in doc.pages)
+    units_of = document_units(doc)
+    is_form = shows_form(doc, units_of)
     # a page's fields read the document only for its id and, in geometry, its stored rulings
     rulings = doc.meta_value("rulings") if is_form else None
     for page in doc.pages:
@@ -67,6 +62,21 @@ def machine_fields(doc: Document, rules: RedactionRules = DEFAULT_RULES) -> tupl
                                     lambda page=page: _page_fields(doc, page, units_of[page.number], is_form)))
     unique = _unique_ids(out)
     return tuple(finish_field(f, sections, rules) for f in sorted(unique, key=reading_order))
+
+
+def document_units(doc: Document) -> dict[int, tuple[Unit, ...]]:
+    """Page number → the page's units (memoised per page)."""
+    return {page.number: _UNITS.get(page, None, lambda page=page: page_units(doc, page)) for page in doc.pages}
+
+
+def shows_form(doc: Document, units_of: Mapping[int, Sequence[Unit]] | None = None) -> bool:
+    """Geometry only reads a document that shows itself a form somewhere (a labelled check box, or
+    "氏名：" style labels, captions each beside a ruled box of its own): boxes, rules and tables
+    in a report or a slide deck are not fields."""
+    units_of = units_of if units_of is not None else document_units(doc)
+    return any(_SIGNALS.get(page, None, lambda page=page: form_signal(page, units_of[page.number],
+                                                                      page_rulings(doc, page)))
+               for page in doc.pages)
 
 
 # Page-local steps, memoised by page object (core.memo): after a correction on one page, only

@@ -188,6 +188,11 @@ def form_signal(page: Page, units: Sequence[Unit], rulings: Rulings | None = Non
         return True
     if captioned_blanks(units) >= 2:
         return True
+    # filled in and flattened: values typed into boxes of their own, whatever prints their captions
+    if rulings is not None and lone_typed_boxes(texts, rulings) >= LONE_BOXES:
+        return True
+    if captioned_lines_in_own_font(texts) >= TYPED_LINES:  # ... or unboxed, beside or under their captions
+        return True
     labels = label_candidates(texts)
     marks = [u for u in units if u.kind == "mark" and u.source != "widget"]
     boxes = [m.bbox for m in marks]
@@ -208,6 +213,8 @@ def page_looks_like_form(units: Sequence[Unit], rulings: Rulings, boxes: Sequenc
     marks = sum(1 for u in units if u.kind == "mark")
     if marks >= 1 or colon_keys >= 3 or len(boxes) >= 2 or captioned_blanks(units) >= 2:
         return True
+    if captioned_lines_in_own_font([u for u in units if u.kind == "text"]) >= TYPED_LINES:
+        return True
     return len(captioned_boxes([u for u in units if u.kind == "text"], rulings)) >= 2
 
 
@@ -218,6 +225,15 @@ def captioned_blanks(units: Sequence[Unit]) -> int:
         key_like(u, False) and same_row(u.bbox, b.bbox) and 0 <= b.bbox[0] - u.bbox[2] <= 2 * u.height for u in texts))
 
 
+# typed values a page needs to show itself a form when each stands alone in a box of its own, in a
+# font of its own (all of wild/: pages with one, but for a form with widgets, dates_save: 3)
+LONE_BOXES = 2
+# ... when unboxed, each by its caption in a typeface of its own: as many as the colon labels above
+# (all of wild/: pages with one but for pages of two forms, test_3854 and hello-world)
+TYPED_LINES = 3
+# (at one half, wild camelot vertical_header's township names in Calibri under ArialMT lines read as
+# values: 69 fields; at two thirds and above wild/ is as without the share)
+TYPED_SHARE = 2 / 3
 CAPTION_GAP = 120.0  # pt between a caption's end and the left wall of its box (captions in a column, boxes in the next)
 
 
@@ -252,3 +268,78 @@ def captioned_boxes(texts: Sequence[Unit], rulings: Rulings) -> list[BBox]:
         if one_line and not any(same_style(v, u) for v in inside):
             out.append(box)
     return out
+
+
+def font_family(font: str) -> str:
+    """"ABCDEF+Arial-BoldMT" → "arial": a bold and a regular line of one family are one typeface (a
+    table's bold head over its body), a value typed in the filler's font is another."""
+    return re.split(r"[-,+]", font.split("+")[-1])[0].lower().removesuffix("mt").removesuffix("ps")
+
+
+def lone_typed_boxes(texts: Sequence[Unit], rulings: Rulings) -> int:
+    """Ruled boxes standing apart (no closed box across any of their walls), each holding one short line
+    set in a font family that no text outside such boxes uses: values typed into a form's boxes, the
+    captions printed elsewhere or not at all. A table's cell has a neighbour cell across each wall; a
+    figure's node labels share the caption's or the body's font."""
+    held: list[tuple[BBox, Unit]] = []
+    for v in texts:
+        if not v.font or len(v.text.strip()) > MAX_KEY_CHARS * 1.6 or "\n" in v.text.strip():
+            continue
+        box = cell_at(rulings, (v.bbox[0] + v.bbox[2]) / 2, (v.bbox[1] + v.bbox[3]) / 2)
+        if box is None or box[2] - box[0] < 2 * v.height:
+            continue
+        inside = [u for u in texts if box[0] <= (u.bbox[0] + u.bbox[2]) / 2 <= box[2]
+                  and box[1] <= (u.bbox[1] + u.bbox[3]) / 2 <= box[3]]
+        if len(inside) == 1 and inside[0] is v:
+            held.append((box, v))
+    boxed = {id(v) for _, v in held}
+    families = {font_family(u.font) for u in texts if id(u) not in boxed and u.font}
+
+    def in_grid(box: BBox) -> bool:
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        return any(cell_at(rulings, x, y) is not None
+                   for x, y in ((box[0] - 3, cy), (box[2] + 3, cy), (cx, box[1] - 3), (cx, box[3] + 3)))
+
+    return sum(1 for box, v in held if font_family(v.font) not in families and not in_grid(box))
+
+
+def captioned_lines_in_own_font(texts: Sequence[Unit]) -> int:
+    """Short lines, each with a short caption just left of it on its row or right above it, set in a
+    font family that no other line of the page uses: values a filler typed, unboxed, beside or under
+    the captions of a form printed in another typeface."""
+    families = typed_families(texts)
+    return sum(1 for v in texts if v.font and font_family(v.font) in families)
+
+
+def typed_families(texts: Sequence[Unit]) -> frozenset[str]:
+    """The font families of the page's typed lines (captioned_lines_in_own_font): set only in short
+    lines that each have a caption beside or over them, and in no other line of the page."""
+    def caption_of(v: Unit) -> Unit | None:
+        left = [u for u in texts if u is not v and same_row(u.bbox, v.bbox) and u.bbox[2] <= v.bbox[0] + 1]
+        if left:
+            u = max(left, key=lambda u: u.bbox[2])
+            if 0.5 * u.height <= v.bbox[0] - u.bbox[2] <= CAPTION_GAP:
+                return u
+        over = [u for u in texts if u is not v and 0 <= v.bbox[1] - u.bbox[3] <= 1.5 * u.height
+                and u.bbox[0] < v.bbox[2] and u.bbox[2] > v.bbox[0] and abs(v.bbox[0] - u.bbox[0]) <= 3 * u.height]
+        return over[0] if len(over) == 1 else None
+
+    typed: list[Unit] = []
+    for v in texts:
+        if not v.font or len(v.text.strip()) > MAX_KEY_CHARS * 1.6 or "\n" in v.text.strip():
+            continue
+        if sum(ch.isalnum() for ch in v.text) < 2 or v.category is Category.TITLE:
+            continue  # a formula's "=" in a math font, a title in a display face: print, not typing
+        u = caption_of(v)
+        if u is not None and u.font and key_like(u, True) and font_family(u.font) != font_family(v.font):
+            typed.append(v)
+    # a family is typed when TYPED_SHARE of its lines or more are such lines: one value typed with no
+    # caption close to it (a second line, a caption printed far off) does not make the face print
+    lines: dict[str, int] = {}
+    for u in texts:
+        if u.font:
+            lines[font_family(u.font)] = lines.get(font_family(u.font), 0) + 1
+    captioned: dict[str, int] = {}
+    for v in typed:
+        captioned[font_family(v.font)] = captioned.get(font_family(v.font), 0) + 1
+    return frozenset(f for f, n in captioned.items() if n >= TYPED_SHARE * lines[f])

@@ -20,7 +20,7 @@ from typing import Sequence
 
 from core.categories import Category
 from core.forms.labels import (
-    COLON_END, bullet, fillers_of, key_like, label_candidates, mark_label, page_looks_like_form,
+    COLON_END, bullet, fillers_of, key_like, label_candidates, mark_label, page_looks_like_form, typed_families,
 )
 from core.forms.rulings import Rulings, cell_at, input_boxes, page_rulings, wall_between
 from core.forms.units import Unit, same_row, strip_mark_glyphs
@@ -93,6 +93,7 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     data_tables = {t.id for t in tables if _data_table(t, page, form_page)}
     texts = [u for u in texts if u.element_id not in data_tables]
     value_used: set[str] = set()
+    typed = typed_families(texts) if form_page else frozenset()
     stacked = _stacked_words(texts)
     # the caption of a blank printed as underscores takes its blank first: it is not the value of
     # the question printed before it on the row
@@ -103,7 +104,7 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
         # a label over a ruled blank may be long (US forms); the looser rules want a short key
         if key.id in used or key.id in value_used or not key_like(key, True, max_chars=LONG_KEY_CHARS):
             continue
-        found = value_for(key, texts, rulings, boxes, used | value_used, doc_id, page.number, form_page)
+        found = value_for(key, texts, rulings, boxes, used | value_used, doc_id, page.number, form_page, typed)
         if found is None:
             continue
         value, confidence = found

@@ -199,6 +199,8 @@ def page_units(doc: Document, page: Page) -> tuple[Unit, ...]:
         if e.category is C.SELECTION_MARK or (e.attr("kind") == "square" and e.category in (C.PICTURE, C.DECORATIVE)):
             out.append(mark_unit(e))
             continue
+        if e.category in MARGIN_CATEGORIES and e.text.strip() and _in_ruled_box(doc, page, e):
+            e = replace(e, category=C.FORM_FIELD)  # a value typed into a box at the page's edge, not a running head
         if e.category not in TEXT_CATEGORIES or not e.text.strip():
             continue
         lines = stored_lines(e)
@@ -219,6 +221,19 @@ def page_units(doc: Document, page: Page) -> tuple[Unit, ...]:
     reviewed = {e.id for e in page.elements if "reviewer:set_selection" in e.rules}
     dingbats = {e.id for e in page.elements if any("dingbat" in str(f).lower() for f in (e.attr("fonts") or ()))}
     return _lone_ticks(_ticks_inside(out, reviewed, dingbats), dingbats)
+
+
+MARGIN_CATEGORIES = (C.PAGE_HEADER, C.PAGE_FOOTER)
+
+
+def _in_ruled_box(doc: Document, page: Page, e: Element) -> bool:
+    """Inside a closed ruled box the size of an input (a form's top or bottom row of boxes, a value
+    turned in a tall narrow box): a running head or a page number is printed in the open margin."""
+    from core.forms.rulings import cell_at, page_rulings  # rulings reads units: import when called
+
+    x0, y0, x1, y1 = e.bbox
+    box = cell_at(page_rulings(doc, page), (x0 + x1) / 2, (y0 + y1) / 2)
+    return box is not None and contains(box, e.bbox, 2.0) and (box[2] - box[0]) * (box[3] - box[1]) < 0.25 * page.width * page.height
 
 
 # ZapfDingbats check marks and crosses ("3" ✓, "4" ✔, "5"-"8" ✕✖✗✘): what a flattened check box

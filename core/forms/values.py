@@ -10,7 +10,9 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from core.categories import Category
-from core.forms.labels import COLON_END, WORDY, YEAR_PREFIX, bridged, fillers_of, key_like, label_candidates
+from core.forms.labels import (
+    COLON_END, WORDY, YEAR_PREFIX, bridged, fillers_of, font_family, key_like, label_candidates,
+)
 from core.forms.rulings import Rulings, cell_at, open_row_at
 from core.forms.units import Unit, box_id, same_row, same_size, same_style, union_box
 from core.geometry import center, contains
@@ -59,6 +61,7 @@ class _Look:
     doc_id: str
     page: int
     fillers: Sequence[Unit] = ()
+    typed: frozenset[str] = frozenset()  # font families of the page's typed values (labels.typed_families)
 
     @property
     def kb(self) -> BBox:
@@ -73,10 +76,10 @@ class _Look:
 
 
 def value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Unit], used: set[str],
-              doc_id: str, page: int, form_page: bool = True) -> Found | None:
+              doc_id: str, page: int, form_page: bool = True, typed: frozenset[str] = frozenset()) -> Found | None:
     """The unit holding `key`'s value and a confidence, from the places a form prints a value, tried
     in order (see the module docstring); None when no place holds one."""
-    look = _Look(key, texts, r, used | {key.id}, doc_id, page)
+    look = _Look(key, texts, r, used | {key.id}, doc_id, page, typed=typed)
     cx, cy = center(key.bbox)
     cell = cell_at(r, cx, cy)
     if cell is not None and contains(cell, key.bbox, 2.0):
@@ -102,7 +105,7 @@ def value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Unit
     if not key_like(key, form_page):
         # a long question ("…? Is it too hot or too cold?") labels only what was typed under it
         return _typed_below(look, QUESTION_END.search(key.text) or COLON_END.search(key.text))
-    return _text_to_the_right(look) or _text_below_colon_key(look)
+    return _text_to_the_right(look) or _text_below_colon_key(look) or _typed_below(look, False)
 
 
 SIGNATURE_LINE = 300.0  # pt: a date or signature line; a rule across the page is a separator
@@ -264,16 +267,20 @@ def _typed_below(look: _Look, asks: object) -> Found | None:
     """Under a caption that asks (ends in ： or ?), the first line below it, at its left
     edge, alone on its row and set in another size than the caption (within 2.5 heights: a layout
     model's tight line boxes leave more room than the text's own): what was typed under the
-    question on a filled form (print below a caption is in the caption's size)."""
+    question on a filled form (print below a caption is in the caption's size). Under any caption,
+    a line set in the page's typed typeface (a family only its captioned short lines use) and not
+    the caption's."""
     kb, h, key = look.kb, look.h, look.key
-    if not asks:
-        return None
     below = [u for u in look.texts if u.id not in look.exclude and u.bbox[1] >= kb[3] - 1
              and u.bbox[1] - kb[3] <= 2.5 * h and abs(u.bbox[0] - kb[0]) <= 1.5 * h]
     if not below:
         return None
     nearest = min(below, key=lambda u: u.bbox[1])
-    if not _valueish(nearest) or _key_like_colon(nearest) or same_size(nearest, key) or nearest.rows:
+    typed = bool(nearest.font and key.font) and font_family(nearest.font) in look.typed \
+        and font_family(nearest.font) != font_family(key.font)
+    if not (asks or typed):
+        return None
+    if not _valueish(nearest) or _key_like_colon(nearest) or nearest.rows or (same_size(nearest, key) and not typed):
         return None
     if any(u.id != nearest.id and same_row(u.bbox, nearest.bbox) for u in look.texts):
         return None

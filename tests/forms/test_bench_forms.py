@@ -67,3 +67,41 @@ def test_the_summary_shows_a_hold_out_form_only_in_the_means_unless_asked():
     assert "studied.pdf" in quiet and "unseen.pdf" not in quiet
     assert " hold-out " in quiet and " 0.000 " in quiet  # its figures still make the hold-out mean
     assert "unseen.pdf" in "\n".join(summary(rows, show_hold_out=True))
+
+
+def test_the_ingest_audit_finds_the_baked_value_as_one_unit_in_its_box():
+    from bench.forms import audit_ingest, ingest_document
+
+    doc = pymupdf.open(stream=fill_form(_one_field_on_two_pages()), filetype="pdf")
+    truths = widget_truth(doc)
+    doc.bake()
+    flat = doc.tobytes()
+    ingested, _ = ingest_document(flat, "flat.pdf", "fast")
+    audit = audit_ingest(truths, pymupdf.open(stream=flat, filetype="pdf"), ingested)
+    assert (audit.values, audit.own_unit, audit.reasons) == (2, 2, [])
+    assert audit.drawn == 0  # the widget has no border: nothing but the value's type sets it apart
+
+
+def test_the_ingest_audit_says_why_a_printed_value_is_not_a_unit_of_its_own():
+    from bench.forms import Truth, audit_ingest, ingest_document
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 90), "Your name Jordan", fontsize=10)  # value and caption printed as one line
+    flat = doc.tobytes()
+    ingested, _ = ingest_document(flat, "flat.pdf", "fast")
+    truth = Truth(1, "Your name", "Jordan", None, (118, 80, 160, 94), False)
+    audit = audit_ingest([truth], pymupdf.open(stream=flat, filetype="pdf"), ingested)
+    assert audit.values == 1 and audit.own_unit == 0
+    assert audit.reasons[0].startswith("joined to other text in one unit")
+    assert not audit.form_gate  # one line of print: nothing shows a form
+
+
+def test_the_ingest_report_names_no_hold_out_form():
+    from bench.forms import IngestAudit, ingest_report
+
+    audits = [("fast filled studied.pdf", "tune", IngestAudit(values=1, own_unit=1)),
+              ("fast filled unseen.pdf", "hold-out", IngestAudit(form_gate=False, values=2, reasons=["split over units: x"]))]
+    text = "\n".join(ingest_report(audits))
+    assert "studied.pdf" in text and "unseen.pdf" not in text
+    assert "hold-out forms taken for a form 0/1" in text and "split over units x1" in text

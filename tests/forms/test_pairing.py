@@ -463,3 +463,98 @@ def test_a_figures_node_labels_in_boxes_are_not_keyless_values(realdata, tmp_pat
     doc = corrected_document(ws, ingest_path(ws, path, engine="fast").record.doc_id)
     ws.close()
     assert not [f.value for f in extract_fields(doc) if f.page == 2 and not f.key and f.value]
+
+
+# ---- filled, flattened: values typed into boxes that stand apart ---------------------------------
+def _boxed_page_fields(tmp_path, grid: bool) -> tuple[FormField, ...]:
+    """A page printed in Times: a sentence, then two boxes with a caption each right above them, each box
+    holding one line typed in Helvetica (a filled form, baked). `grid`: the boxes share walls with
+    empty neighbours, as a table's cells do."""
+    from core.store.opening import open_workspace
+
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=612, height=792)
+    page.insert_text((72, 72), "Please complete both parts of this request and sign it.", fontname="tiro", fontsize=11)
+    for i, (caption, value) in enumerate((("Applicant", "Jordan A. Whitfield"), ("Reference", "AB016"))):
+        top = 150 + 90 * i
+        page.insert_text((72, top - 4), caption, fontname="tiro", fontsize=11)
+        page.draw_rect(pymupdf.Rect(72, top, 300, top + 20), width=0.8)
+        if grid:
+            page.draw_rect(pymupdf.Rect(300, top, 420, top + 20), width=0.8)
+        page.insert_text((76, top + 14), value, fontname="helv", fontsize=10)
+    ws = open_workspace(tmp_path / "ws")
+    rec = ingest_bytes(ws, pdf.tobytes(), "boxes.pdf", engine="fast").record
+    fields = extract_fields(corrected_document(ws, rec.doc_id))
+    ws.close()
+    return fields
+
+
+def test_values_typed_into_boxes_standing_apart_show_a_filled_form(tmp_path):
+    # before: no colon labels, no check box, no caption beside a box: the page was not a form at all
+    pairs = {(f.key, f.value) for f in _boxed_page_fields(tmp_path, grid=False)}
+    assert pairs == {("Applicant", "Jordan A. Whitfield"), ("Reference", "AB016")}
+
+
+def test_the_same_lines_in_cells_of_a_grid_do_not_make_a_form(tmp_path):
+    assert _boxed_page_fields(tmp_path, grid=True) == ()
+
+
+def _unboxed_page_fields(tmp_path, under: bool, value_font: str = "helv", stray: bool = False) -> tuple[FormField, ...]:
+    """A form printed in Times, filled and flattened with no box drawn: each value typed in Helvetica
+    beside its caption (or under it, the caption small), nothing else on the page set in Helvetica."""
+    from core.store.opening import open_workspace
+
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=612, height=792)
+    page.insert_text((72, 60), "Registration of a new member of the association", fontname="tiro", fontsize=14)
+    rows = (("Name", "Jordan A. Whitfield"), ("Member number", "AB016"), ("City", "Portland, OR 97205"))
+    for i, (caption, value) in enumerate(rows):
+        y = 120 + 40 * i
+        page.insert_text((72, y), caption, fontname="tiro", fontsize=8 if under else 11)
+        page.insert_text((72, y + 13) if under else (200, y), value, fontname=value_font, fontsize=10)
+    if stray:  # a fourth value typed far from any caption (its caption printed elsewhere)
+        page.insert_text((400, 400), "K9-4471", fontname=value_font, fontsize=10)
+    ws = open_workspace(tmp_path / "ws")
+    rec = ingest_bytes(ws, pdf.tobytes(), "unboxed.pdf", engine="fast").record
+    fields = extract_fields(corrected_document(ws, rec.doc_id))
+    ws.close()
+    return fields
+
+
+@pytest.mark.parametrize("under", [False, True])
+def test_values_typed_in_a_typeface_of_their_own_pair_with_their_captions_unboxed(tmp_path, under):
+    # before: no box, no colon, no mark: not a form, and no rule took a caption's typed line
+    pairs = {(f.key, f.value) for f in _unboxed_page_fields(tmp_path, under)}
+    assert pairs == {("Name", "Jordan A. Whitfield"), ("Member number", "AB016"), ("City", "Portland, OR 97205")}
+
+
+def test_lines_in_the_captions_own_typeface_stay_print(tmp_path):
+    assert _unboxed_page_fields(tmp_path, under=False, value_font="tiro") == ()
+
+
+def test_a_value_in_a_ruled_box_at_the_page_top_is_a_value_not_a_running_head(realdata, tmp_path):
+    # pdf.js bug1675139 filled and baked: its turned text field prints "45" in a tall box near the top,
+    # which ingest classes as a page header; units skipped it, so it was no field
+    from bench.form_filling import fill_form
+    from core.store.opening import open_workspace
+
+    path = realdata / "pdfs" / "widget_corpus" / "pdfjs__bug1675139.pdf"
+    if not path.exists():
+        pytest.skip(f"{path} missing")
+    doc = pymupdf.open(stream=fill_form(path.read_bytes()), filetype="pdf")
+    doc.bake()
+    ws = open_workspace(tmp_path / "ws")
+    rec = ingest_bytes(ws, doc.tobytes(), "flat.pdf", engine="fast").record
+    flat = corrected_document(ws, rec.doc_id)
+    fields = extract_fields(flat)
+    ws.close()
+    assert any(e.category is Category.PAGE_HEADER and e.text.strip() == "45" for e in flat.pages[0].elements)
+    box = next(e.bbox for e in flat.pages[0].elements if e.category is Category.PAGE_HEADER and e.text.strip() == "45")
+    assert any(f.value == "45" and f.page == 1 and f.value_bbox is not None
+               and abs(f.value_bbox[0] - box[0]) < 5 and abs(f.value_bbox[1] - box[1]) < 5 for f in fields)
+
+
+def test_one_typed_value_far_from_any_caption_leaves_the_typeface_typed(tmp_path):
+    # before: one uncaptioned line in Helvetica made Helvetica print, and no value was read
+    pairs = {(f.key, f.value) for f in _unboxed_page_fields(tmp_path, under=False, stray=True) if f.key}
+    assert pairs == {("Name", "Jordan A. Whitfield"), ("Member number", "AB016"), ("City", "Portland, OR 97205")}
