@@ -9,6 +9,7 @@ one clock).
 Prints, per PDF and in total (per page the median of interleaved repeats: this machine is noisy),
 each as a ratio to a plain `get_pixmap` of the same page at the same zoom (open the PDF, load the
 page, render: a page's first render, which is what a page turn in the app costs):
+  floor      = get_pixmap and the page JPEG encode alone, nothing else: what a view cannot avoid
   view       = Inspect's page view with overlays, nothing cached: the page rendered and encoded
                for the browser, plus the category boxes as canvas JSON          budget ≤ 1.3
   reselect   = the same view after a click selected another element (page image cached)
@@ -38,7 +39,7 @@ import pymupdf  # noqa: E402
 from core.ingest.pipeline import ingest_path  # noqa: E402
 from core.model import Page  # noqa: E402
 from core.render import (  # noqa: E402
-    clear_caches, image_size, overlay_boxes, page_view_image,
+    _pixmap_jpeg, clear_caches, image_size, overlay_boxes, page_view_image,
 )
 from core.render import interactive_view as page_and_boxes  # noqa: E402
 from core.review.corrections import corrected_document  # noqa: E402
@@ -63,6 +64,18 @@ def plain_pixmap(path: Path, number: int, zoom: float) -> float:
     return elapsed
 
 
+def pixmap_then_jpeg(path: Path, number: int, zoom: float) -> float:
+    """The floor of a first view: a plain get_pixmap (as `plain_pixmap`) and the page JPEG the app
+    sends, made from that pixmap by the app's own encoder call, with nothing else (no boxes, no
+    JSON, no caches). A view can be no cheaper than this unless the encode gets cheaper."""
+    t = CLOCK[0]()
+    pdf = pymupdf.open(path)
+    _pixmap_jpeg(pdf[number - 1].get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False), "PAGE_JPEG")
+    elapsed = CLOCK[0]() - t
+    pdf.close()
+    return elapsed
+
+
 def interactive_view(path: Path, page: Page, zoom: float, selected: str | None) -> None:
     """What Inspect sends (ui.page_view, the same call): the bare page image (encoded once) plus the
     boxes as canvas JSON, here with every box labelled (the "Labels" toggle on, the dearer case)."""
@@ -81,13 +94,14 @@ def measure_document(ws: Workspace, path: Path, zoom: float, repeat: int) -> dic
     record = ingest_path(ws, path, engine="fast").record
     doc = corrected_document(ws, record.doc_id)
     stored = ws.document_pdf(record.doc_id)
-    out: dict[str, list[float]] = {k: [] for k in ("plain", "view", "reselect", "raster", "raster_reselect", "cached")}
+    out: dict[str, list[float]] = {k: [] for k in ("plain", "floor", "view", "reselect", "raster", "raster_reselect", "cached")}
     for page in doc.pages:
         first = page.elements[0].id if page.elements else None
         other = page.elements[-1].id if len(page.elements) > 1 else None
         runs: dict[str, list[float]] = {k: [] for k in out}
         for _ in range(repeat):
             runs["plain"].append(plain_pixmap(stored, page.number, zoom))
+            runs["floor"].append(pixmap_then_jpeg(stored, page.number, zoom))
             clear_caches()  # closes our PDFs too: both sides start from a closed file
             runs["view"].append(timed(lambda: interactive_view(stored, page, zoom, first)))
             runs["reselect"].append(timed(lambda: interactive_view(stored, page, zoom, other)))
@@ -190,6 +204,8 @@ def main() -> int:
         ratio = totals["view"] / totals["plain"]
         print(f"\nTOTAL page view with overlays (Inspect: page image + canvas boxes) / plain get_pixmap = "
               f"{ratio:.2f}  (budget ≤ {COLD_BUDGET}){'  OVER BUDGET' if ratio > COLD_BUDGET else ''}")
+        print(f"TOTAL floor: get_pixmap + the page JPEG alone (no boxes, no JSON) / plain get_pixmap = "
+              f"{totals['floor'] / totals['plain']:.2f}")
         print(f"TOTAL same view after a click (new selection) / plain get_pixmap = {totals['reselect'] / totals['plain']:.2f}")
         print(f"TOTAL server-drawn view (boxes in the image, JPEG; static views) / plain get_pixmap = "
               f"{totals['raster'] / totals['plain']:.2f}; after a click {totals['raster_reselect'] / totals['plain']:.2f}")

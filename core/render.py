@@ -18,6 +18,7 @@ import io
 import itertools
 import math
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -601,6 +602,10 @@ def _bare_page_bytes(pdf_path: str | Path | None, page: Page, zoom: float, fmt: 
 
 _prefetch_lock = threading.Lock()
 _prefetch_queue: list[tuple[Any, Page, float]] = []
+_prefetch_asked_at = [0.0]  # time.monotonic() of the latest prefetch_pages call
+# MuPDF holds the GIL while it renders: a prefetch started at once would stall the rest of the
+# turn that asked for it (the server's run and its sending of the new page image) by a whole render.
+PREFETCH_DELAY_S = 0.35
 
 
 def prefetch_pages(pdf_path: str | Path | None, pages: Iterable[Page], zoom: float) -> None:
@@ -612,6 +617,7 @@ def prefetch_pages(pdf_path: str | Path | None, pages: Iterable[Page], zoom: flo
     with _prefetch_lock:
         idle = not _prefetch_queue
         _prefetch_queue = wanted
+        _prefetch_asked_at[0] = time.monotonic()
     if idle and wanted:
         threading.Thread(target=_prefetch_worker, name="rli-prefetch", daemon=True).start()
 
@@ -622,6 +628,10 @@ def _prefetch_worker() -> None:
             if not _prefetch_queue:
                 return
             pdf_path, page, zoom = _prefetch_queue[0]
+            wait = _prefetch_asked_at[0] + PREFETCH_DELAY_S - time.monotonic()
+        if wait > 0:  # the turn that asked is still being served: let it finish first
+            time.sleep(wait)
+            continue
         try:
             page_image_bytes(pdf_path, page, zoom)
         except Exception:  # a prefetch is a guess: a failure shows when the page is really asked for
