@@ -133,6 +133,13 @@ def test_bm25_phrase_term_adds_nothing_for_a_one_word_question_or_a_one_word_tex
     assert phrase.scores("精算") == pytest.approx(plain.scores("精算"))
 
 
+def top_hit(texts, query: str, **weights) -> int:
+    """The index of the best text for `query`: with `weights` set on the index, or the default
+    retriever's (build_index) when none are given."""
+    index = BM25Index(texts, make_tokenizer(), **weights) if weights else build_index("bm25", texts)
+    return index.search(query, 2)[0].index
+
+
 # The question names a list item by its number; the other text says the question's word more often.
 NUMBER_TEXTS = [
     "別添では別添資料として別添の事例と別添の手順を示す。別添の構成は本編に対応する。",
@@ -146,8 +153,8 @@ NUMBER_TEXTS = [
 
 def test_bm25_a_number_the_question_names_weighs_more_than_a_word_it_repeats():
     query = "別添の8は何か。"
-    assert BM25Index(NUMBER_TEXTS, make_tokenizer(), number_weight=1.0).search(query, 2)[0].index == 0
-    assert build_index("bm25", NUMBER_TEXTS).search(query, 2)[0].index == 1  # default weight 2.0
+    assert top_hit(NUMBER_TEXTS, query, number_weight=1.0) == 0
+    assert top_hit(NUMBER_TEXTS, query) == 1  # default weight 2.0
 
 
 def test_bm25_number_weight_changes_nothing_for_a_question_without_digits():
@@ -167,8 +174,8 @@ WHEN_TEXTS = [
 
 def test_bm25_a_question_asking_when_lifts_the_text_that_writes_a_date():
     query = "AI利活用ガイドラインはいつ策定されたか。"
-    assert BM25Index(WHEN_TEXTS, make_tokenizer(), date_weight=0.0).search(query, 2)[0].index == 0
-    assert build_index("bm25", WHEN_TEXTS).search(query, 2)[0].index == 1  # default weight 0.5
+    assert top_hit(WHEN_TEXTS, query, date_weight=0.0) == 0
+    assert top_hit(WHEN_TEXTS, query) == 1  # default weight 0.5
     plain = BM25Index(WHEN_TEXTS, make_tokenizer(), date_weight=0.0)
     lifted = BM25Index(WHEN_TEXTS, make_tokenizer(), date_weight=0.5)
     other = "AI利活用ガイドラインは何を策定したか。"  # not a when-question: no lift
@@ -186,8 +193,8 @@ LABEL_TEXTS = [
 
 def test_bm25_a_question_naming_a_table_lifts_the_chunk_captioned_with_it():
     query = "表1で、AI提供者にアカウンタビリティについて重要となる事項は何か。"
-    assert BM25Index(LABEL_TEXTS, make_tokenizer(), label_weight=0.0).search(query, 2)[0].index == 0
-    assert build_index("bm25", LABEL_TEXTS).search(query, 2)[0].index == 1  # default weight 0.5
+    assert top_hit(LABEL_TEXTS, query, label_weight=0.0) == 0
+    assert top_hit(LABEL_TEXTS, query) == 1  # default weight 0.5
     assert named_labels("Table 2 と表１０") == {("表", "2"), ("表", "10")} and not named_labels("第1.0版の改訂")
     assert caption_labels(LABEL_TEXTS[0]) == set()  # a mention inside a sentence is no caption
 

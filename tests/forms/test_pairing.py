@@ -16,6 +16,7 @@ from core.forms.units import page_units
 from core.ingest.pipeline import ingest_bytes, ingest_path
 from core.model import Document, Element, Page
 from core.review.corrections import corrected_document
+from core.store.opening import open_workspace
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -68,7 +69,6 @@ def test_prose_pages_yield_no_fields():
 @pytest.mark.parametrize("relative", ["pdfs/ja/kyokuyo_kessan_tanshin_H26_p15_twotables.pdf",
                                       "pdfs/spreads_landscape/mitsubishi_electric_ar2021_p62-63_spread.pdf"])
 def test_ruled_financial_tables_are_not_read_as_form_fields(relative, tmp_path):
-    from core.store.opening import open_workspace
 
     path = ROOT.parent / "shared" / "realdata" / relative
     if not path.exists():
@@ -79,7 +79,6 @@ def test_ruled_financial_tables_are_not_read_as_form_fields(relative, tmp_path):
 
 
 def test_the_sample_regulation_has_no_form_fields(tmp_path):
-    from core.store.opening import open_workspace
 
     path = ROOT / "sample_docs" / "keihi_seisan_kitei.pdf"
     if not path.exists():
@@ -102,19 +101,23 @@ def test_dates_with_colons_in_a_timeline_do_not_make_a_page_a_form():
 
 
 # ---- US-style ruled rows (tiny flattened PDFs drawn in code) ----------------------------------
+def fields_of(tmp_path, pdf: pymupdf.Document, name: str) -> tuple[FormField, ...]:
+    """The fields geometry finds in `pdf`, ingested with the fast engine into a new workspace."""
+    ws = open_workspace(tmp_path / "ws")
+    try:
+        return extract_fields(corrected_document(ws, ingest_bytes(ws, pdf.tobytes(), name, engine="fast").record.doc_id))
+    finally:
+        ws.close()
+
+
 def _drawn_form_fields(tmp_path, draw) -> tuple[FormField, ...]:
-    from core.store.opening import open_workspace
 
     pdf = pymupdf.open()
     page = pdf.new_page(width=612, height=792)
     draw(page)
     for i, label in enumerate(("Name:", "Phone:", "Email:")):  # the colon labels that show a form
         page.insert_text((36, 700 + 14 * i), label, fontsize=9)
-    ws = open_workspace(tmp_path / "ws")
-    rec = ingest_bytes(ws, pdf.tobytes(), "drawn.pdf", engine="fast").record
-    fields = extract_fields(corrected_document(ws, rec.doc_id))
-    ws.close()
-    return fields
+    return fields_of(tmp_path, pdf, "drawn.pdf")
 
 
 def _line(page, a, b, width=0.5) -> None:
@@ -264,7 +267,6 @@ def test_a_filled_amount_box_keeps_its_own_value_even_in_words_and_the_cents_box
 def _boxed_form(tmp_path, filled: bool) -> tuple[FormField, ...]:
     """Captions printed left of bordered text widgets (no colon, no check box), one of them a comb
     of ten cells, filled or not, then baked: the page keeps boxes and text, no widget."""
-    from core.store.opening import open_workspace
 
     pdf = pymupdf.open()
     page = pdf.new_page(width=612, height=792)
@@ -285,11 +287,7 @@ def _boxed_form(tmp_path, filled: bool) -> tuple[FormField, ...]:
             for k in range(1, comb):
                 _line(page, (147 + 30 * k, top), (147 + 30 * k, top + 20), width=1)
     pdf.bake()
-    ws = open_workspace(tmp_path / "ws")
-    rec = ingest_bytes(ws, pdf.tobytes(), "boxed.pdf", engine="fast").record
-    fields = extract_fields(corrected_document(ws, rec.doc_id))
-    ws.close()
-    return fields
+    return fields_of(tmp_path, pdf, "boxed.pdf")
 
 
 def test_captions_each_beside_a_ruled_box_show_a_form_and_a_comb_field_is_one_value(tmp_path):
@@ -334,7 +332,6 @@ def test_a_filled_box_right_after_a_value_box_is_a_value_of_the_same_key_and_a_f
 def test_each_stored_line_keeps_its_font_so_a_unit_knows_it(tmp_path):
     """Failed before: ingest kept an element's fonts but not which line was set in which, so a
     caption and the value typed under it in one block could not be told apart by font."""
-    from core.store.opening import open_workspace
 
     pdf = pymupdf.open()
     page = pdf.new_page(width=612, height=792)
@@ -351,7 +348,6 @@ def test_blanks_printed_as_underscores_are_lines_to_write_on(tmp_path):
     """Failed before: "what?______" was one text, not a caption and a blank, and a questionnaire of
     such blanks (no colon label, no box) was not taken for a form: the values written on the
     blanks were no field."""
-    from core.store.opening import open_workspace
 
     pdf = pymupdf.open()
     page = pdf.new_page(width=612, height=792)
@@ -454,7 +450,6 @@ def test_a_caption_centred_under_a_line_names_what_is_written_on_it(tmp_path):
 def test_a_figures_node_labels_in_boxes_are_not_keyless_values(realdata, tmp_path):
     """Failed with the first keyless-value rule: a paper's diagram (nodes "headed", "was-hit" in
     boxes) on a page the form signal misreads gave six fields of a figure's words."""
-    from core.store.opening import open_workspace
 
     path = realdata / "wild" / "pdfminersix__samples_nonfree_naacl06-shinyama.pdf"
     if not path.is_file():
@@ -470,7 +465,6 @@ def _boxed_page_fields(tmp_path, grid: bool) -> tuple[FormField, ...]:
     """A page printed in Times: a sentence, then two boxes with a caption each right above them, each box
     holding one line typed in Helvetica (a filled form, baked). `grid`: the boxes share walls with
     empty neighbours, as a table's cells do."""
-    from core.store.opening import open_workspace
 
     pdf = pymupdf.open()
     page = pdf.new_page(width=612, height=792)
@@ -482,11 +476,7 @@ def _boxed_page_fields(tmp_path, grid: bool) -> tuple[FormField, ...]:
         if grid:
             page.draw_rect(pymupdf.Rect(300, top, 420, top + 20), width=0.8)
         page.insert_text((76, top + 14), value, fontname="helv", fontsize=10)
-    ws = open_workspace(tmp_path / "ws")
-    rec = ingest_bytes(ws, pdf.tobytes(), "boxes.pdf", engine="fast").record
-    fields = extract_fields(corrected_document(ws, rec.doc_id))
-    ws.close()
-    return fields
+    return fields_of(tmp_path, pdf, "boxes.pdf")
 
 
 def test_values_typed_into_boxes_standing_apart_show_a_filled_form(tmp_path):
@@ -502,7 +492,6 @@ def test_the_same_lines_in_cells_of_a_grid_do_not_make_a_form(tmp_path):
 def _unboxed_page_fields(tmp_path, under: bool, value_font: str = "helv", stray: bool = False) -> tuple[FormField, ...]:
     """A form printed in Times, filled and flattened with no box drawn: each value typed in Helvetica
     beside its caption (or under it, the caption small), nothing else on the page set in Helvetica."""
-    from core.store.opening import open_workspace
 
     pdf = pymupdf.open()
     page = pdf.new_page(width=612, height=792)
@@ -514,11 +503,7 @@ def _unboxed_page_fields(tmp_path, under: bool, value_font: str = "helv", stray:
         page.insert_text((72, y + 13) if under else (200, y), value, fontname=value_font, fontsize=10)
     if stray:  # a fourth value typed far from any caption (its caption printed elsewhere)
         page.insert_text((400, 400), "K9-4471", fontname=value_font, fontsize=10)
-    ws = open_workspace(tmp_path / "ws")
-    rec = ingest_bytes(ws, pdf.tobytes(), "unboxed.pdf", engine="fast").record
-    fields = extract_fields(corrected_document(ws, rec.doc_id))
-    ws.close()
-    return fields
+    return fields_of(tmp_path, pdf, "unboxed.pdf")
 
 
 @pytest.mark.parametrize("under", [False, True])
@@ -536,7 +521,6 @@ def test_a_value_in_a_ruled_box_at_the_page_top_is_a_value_not_a_running_head(re
     # pdf.js bug1675139 filled and baked: its turned text field prints "45" in a tall box near the top,
     # which ingest classes as a page header; units skipped it, so it was no field
     from bench.form_filling import fill_form
-    from core.store.opening import open_workspace
 
     path = realdata / "pdfs" / "widget_corpus" / "pdfjs__bug1675139.pdf"
     if not path.exists():
