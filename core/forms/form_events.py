@@ -12,7 +12,7 @@ from core.categories import Category
 from core.forms.form_field import FormField, field_id, finish_field, infer_value_type, reading_order, tidy
 from core.forms.pair_fields import field_from_pair
 from core.forms.redaction import DEFAULT_RULES, RedactionRules
-from core.forms.rulings import unit_index
+from core.forms.unit_index import unit_index
 from core.forms.units import Unit, section_paths
 from core.forms.widget_fields import widget_kind, widget_state, widget_value_text
 from core.model import Document, Element

@@ -22,7 +22,8 @@ from core.categories import Category
 from core.forms.labels import (
     COLON_END, bullet, fillers_of, key_like, label_candidates, mark_label, page_looks_like_form, typed_families,
 )
-from core.forms.rulings import Rulings, cell_at, input_boxes, page_rulings, wall_between
+from core.forms.rulings import Rulings, cell_at, page_rulings, wall_between
+from core.forms.unit_index import input_boxes
 from core.forms.units import Unit, same_row, strip_mark_glyphs
 from core.forms.values import LOOSE_KEY_CATEGORIES, same_style, value_for, value_unit
 from core.geometry import contains

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Mapping, Sequence
 
 from core.categories import Category
+from core.forms.rulings import cell_at, page_rulings
 from core.geometry import contains, overlap_area, vertical_overlap
 from core.headings import heading_level
 from core.memo import page_memo
@@ -229,8 +230,6 @@ MARGIN_CATEGORIES = (C.PAGE_HEADER, C.PAGE_FOOTER)
 def _in_ruled_box(doc: Document, page: Page, e: Element) -> bool:
     """Inside a closed ruled box the size of an input (a form's top or bottom row of boxes, a value
     turned in a tall narrow box): a running head or a page number is printed in the open margin."""
-    from core.forms.rulings import cell_at, page_rulings  # rulings reads units: import when called
-
     x0, y0, x1, y1 = e.bbox
     box = cell_at(page_rulings(doc, page), (x0 + x1) / 2, (y0 + y1) / 2)
     return box is not None and contains(box, e.bbox, 2.0) and (box[2] - box[0]) * (box[3] - box[1]) < 0.25 * page.width * page.height

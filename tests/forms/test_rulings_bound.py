@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import random
 
-from core.forms.rulings import INPUT_BOX_BUDGET, Rulings, input_boxes
+from core.forms.rulings import Rulings
+from core.forms.unit_index import INPUT_BOX_BUDGET, input_boxes
 from core.model import Document, Page
 
 
