@@ -21,6 +21,14 @@ def evidence_count(page) -> int:
     return int(text.split("(")[1].split(")")[0])
 
 
+def saved_items(workspace, question: str) -> list:
+    ws = open_workspace(workspace)
+    try:
+        return [i for i in load_items(ws) if i.question == question]
+    finally:
+        ws.close()
+
+
 def wait_for_evidence(page, expected: int) -> int:
     # a click comes back one rerun later (two runs of this page); on a loaded machine (full suite
     # beside other work) that took longer than the 10 s this waited
@@ -68,12 +76,14 @@ def test_clicking_elements_on_the_gold_page_builds_the_evidence_and_saves_it(app
     assert wait_for_evidence(page, 1) == 1
 
     page.get_by_role("button", name="Save item").click()
-    settle(page, 600)
-    ws = open_workspace(app_server.workspace)
-    try:
-        items = [i for i in load_items(ws) if i.question == "この文書の目次はどこにあるか"]
-    finally:
-        ws.close()
+    # the save is a callback of the click's rerun, which may not have started when settle() first
+    # looks: read the workspace until the item is there (or the wait is over)
+    items = []
+    for _ in range(120):
+        items = saved_items(app_server.workspace, "この文書の目次はどこにあるか")
+        if items:
+            break
+        page.wait_for_timeout(250)
     assert len(items) == 1
     assert [e.record_id for e in items[0].evidence] == [target.id]
     assert items[0].evidence[0].bbox == target.bbox
