@@ -16,7 +16,7 @@ from core.chunks.pieces import (
 )
 from core.chunks.policy import Action, Policy
 from core.chunks.sections import heading_style
-from core.geometry import coverage, union
+from core.geometry import coverage, horizontal_overlap, union, vertical_overlap
 from core.model import Element, freeze_attrs
 from core.text import join_lines, nfkc
 
@@ -233,11 +233,12 @@ class BlockMaker:
         if gap < 0 or not any(e.text.strip() for e in self.flow[start:end + 1]):
             return end  # bare images already go with the text around them
         members = _picture_cluster(self.flow, start, end, gap)
-        box = union(self.flow[k].bbox for k in members)
+        boxes = [self.flow[k].bbox for k in members]
+        box = union(boxes)
         size = sum(len(self.flow[k].text.strip()) + 1 for k in range(start, end + 1))
         for k in range(end + 1, max(members) + 1):
             e = self.flow[k]
-            if k not in members and not self._figure_label(e, box):
+            if k not in members and not self._figure_label(e, box, boxes):
                 break
             size += len(e.text.strip()) + 1
             if size > self.policy.max_chars:
@@ -246,9 +247,14 @@ class BlockMaker:
                 end = k  # labels join only when a picture of the figure comes after them
         return end
 
-    def _figure_label(self, e: Element, box) -> bool:
+    def _figure_label(self, e: Element, box, pictures) -> bool:
+        """Text inside the figure: in its box, and sharing rows with one of its pictures and columns
+        with one (not in a band across the figure that no picture reaches: the title or caption between
+        two figures stacked one above the other, or set side by side)."""
         return (e.category in _LABEL_CATEGORIES and e.id not in self.continued and not self.glued.get(e.id)
-                and coverage(e.bbox, box) >= _LABEL_INSIDE)
+                and coverage(e.bbox, box) >= _LABEL_INSIDE
+                and any(vertical_overlap(e.bbox, b) > 0 for b in pictures)
+                and any(horizontal_overlap(e.bbox, b) > 0 for b in pictures))
 
     def _atomic(self, run: list[Element], index: int) -> Block:
         e = run[0]

@@ -193,7 +193,9 @@ DEFAULT_CATEGORIES: dict[Category, CategoryPolicy] = {
 # heading with no body under it, "② 多様な…社会" and "XI. 適切な…", were in no chunk at all).
 # picture figure_gap (same bench, window mode): -1 (off) and 0/12/24 pt 0.930/0.983, page hit@1 0.983;
 # 48 and 72 pt 0.947/1.000, 0.983 (rj-figure-11: a slide's figure drawn as four pictures 41-47 pt
-# apart, its labels read as text between them). 72 (an inch), not 48: the case needs 47.
+# apart, its labels read as text between them). 72 (an inch), not 48: the case needs 47; distinct
+# figures can sit as close (a wild UML file: 62 pt, a section title read between them, which the
+# label test keeps out).
 DEFAULT = Policy(
     name="default",
     categories=tuple(DEFAULT_CATEGORIES.items()),

@@ -66,3 +66,17 @@ def test_a_figure_stops_growing_at_max_chars():
 def test_a_gap_below_minus_one_is_refused():
     with pytest.raises(PolicyError, match="figure_gap = -2: must be -1 or more"):
         with_gap(-2)
+
+
+def test_a_title_between_two_stacked_figures_keeps_them_apart():
+    # a wild UML file: two diagrams 62 pt apart, "3.1.6.2 Object Metadata" read as text between them,
+    # inside the box around both but in a band that neither picture reaches
+    document = doc([[
+        el(1, 0, "picture", (74, 148, 538, 314), "cd Polygon MD Polygon Metadata «type»"),
+        el(1, 1, "text", (80, 330, 200, 345), "3.1.6.2"),
+        el(1, 2, "text", (80, 350, 300, 365), "Object Metadata"),
+        el(1, 3, "picture", (75, 376, 360, 563), "cd NHN LRS Profile Global Model"),
+    ]])
+    chunks = build_chunks(document, DEFAULT)
+    first = holding(chunks, "Polygon Metadata")[0]
+    assert "Object Metadata" not in first.text and "LRS Profile" not in first.text
