@@ -16,6 +16,7 @@ from core.chunks.pieces import (
 )
 from core.chunks.policy import Action, Policy
 from core.chunks.sections import heading_style
+from core.geometry import coverage, horizontal_overlap, union, vertical_overlap
 from core.model import Element, freeze_attrs
 from core.text import join_lines, nfkc
 
@@ -42,12 +43,12 @@ class BlockMaker:
         while i < len(self.flow):
             e = self.flow[i]
             if e.category is C.PICTURE and self.policy.action(C.PICTURE) is Action.ATOMIC_CHUNK:
-                run = [e]
+                start = i
                 while (i + 1 < len(self.flow) and self.flow[i + 1].category is C.PICTURE
                        and self.flow[i + 1].attr("side") == e.attr("side")):
                     i += 1
-                    run.append(self.flow[i])
-                blocks.append(self._picture(run, i - len(run) + 1))
+                i = self._figure_end(start, i)
+                blocks.append(self._picture(self.flow[start:i + 1], start))
             elif e.category is C.CODE and self.policy.action(C.CODE) is Action.ATOMIC_CHUNK:
                 run = [e]  # a code block read as one element per line is still one block
                 while (i + 1 < len(self.flow) and self.flow[i + 1].category is C.CODE
@@ -220,6 +221,41 @@ class BlockMaker:
             parts[0] = Piece(parts[0].text, bare + parts[0].elements)
         return Block(ATOMIC, run[0].page, run[0].seq, tuple(parts), side=run[0].attr("side"), extras=tuple(extras))
 
+    def _figure_end(self, start: int, end: int) -> int:
+        """Where the figure that starts at flow[start] ends. One diagram is often several picture
+        elements with its labels read as text between them (a slide's boxes and arrows): split
+        into chunks, a question naming two of its labels finds neither chunk whole. Pictures of the
+        page within `figure_gap` points of the figure join it, with the text read between them that
+        lies inside the figure's box, while the figure fits max_chars; a heading, a table, or text
+        outside the box ends it. flow[start:end + 1] are pictures read one after another, one
+        figure already."""
+        gap = int(self.policy.param(C.PICTURE, "figure_gap"))
+        if gap < 0 or not any(e.text.strip() for e in self.flow[start:end + 1]):
+            return end  # bare images already go with the text around them
+        members = _picture_cluster(self.flow, start, end, gap)
+        boxes = [self.flow[k].bbox for k in members]
+        box = union(boxes)
+        size = sum(len(self.flow[k].text.strip()) + 1 for k in range(start, end + 1))
+        for k in range(end + 1, max(members) + 1):
+            e = self.flow[k]
+            if k not in members and not self._figure_label(e, box, boxes):
+                break
+            size += len(e.text.strip()) + 1
+            if size > self.policy.max_chars:
+                break
+            if k in members:
+                end = k  # labels join only when a picture of the figure comes after them
+        return end
+
+    def _figure_label(self, e: Element, box, pictures) -> bool:
+        """Text inside the figure: in its box, and sharing rows with one of its pictures and columns
+        with one (not in a band across the figure that no picture reaches: the title or caption between
+        two figures stacked one above the other, or set side by side)."""
+        return (e.category in _LABEL_CATEGORIES and e.id not in self.continued and not self.glued.get(e.id)
+                and coverage(e.bbox, box) >= _LABEL_INSIDE
+                and any(vertical_overlap(e.bbox, b) > 0 for b in pictures)
+                and any(horizontal_overlap(e.bbox, b) > 0 for b in pictures))
+
     def _atomic(self, run: list[Element], index: int) -> Block:
         e = run[0]
         extras = [x for el in run for x in _element_extras(el)]
@@ -250,6 +286,35 @@ class BlockMaker:
                 return ""
             j += step
         return ""
+
+
+_LABEL_CATEGORIES = (C.TEXT, C.LIST_ITEM, C.CAPTION)  # what a figure's labels are read as
+_LABEL_INSIDE = 0.8  # share of a label's box inside the figure's box
+
+
+def _picture_cluster(flow: list[Element], start: int, end: int, gap: float) -> set[int]:
+    """Flow indexes of the pictures with text of their own (same page, same side) linked to
+    flow[start:end + 1] through a chain of boxes each within `gap` points of the next. A bare image
+    (a rendered formula, an icon) is no label of a figure: it stays with the text around it."""
+    first = flow[start]
+    candidates = [k for k in range(end + 1, len(flow)) if flow[k].category is C.PICTURE and flow[k].text.strip()
+                  and flow[k].page == first.page and flow[k].attr("side") == first.attr("side")]
+    members = set(range(start, end + 1))
+    grown = True
+    while grown:
+        grown = False
+        for k in candidates:
+            if k not in members and any(_box_gap(flow[k].bbox, flow[m].bbox) <= gap for m in members):
+                members.add(k)
+                grown = True
+    return members
+
+
+def _box_gap(a, b) -> float:
+    """Points between two boxes (0 when they touch or overlap): the larger of the two axis gaps."""
+    dx = max(0.0, max(a[0], b[0]) - min(a[2], b[2]))
+    dy = max(0.0, max(a[1], b[1]) - min(a[3], b[3]))
+    return max(dx, dy)
 
 
 def _element_extras(e: Element) -> tuple[tuple[str, Any], ...]:
