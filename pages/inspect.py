@@ -239,6 +239,15 @@ class InspectLayout:
     counts: dict    # Category -> the legend's slot for its count on the page shown
 
 
+@dataclass(frozen=True)
+class SelectionLayout:
+    """Where the selection fragment writes: slots the page fragment made in its own places."""
+    edit: Any       # the edit panel, under the navigation
+    page: Any       # the page view
+    details: Any    # the selected element
+    table: Any      # the element table, above the reading-order list
+
+
 def inspect_page(doc: Document) -> None:
     top = st.container()
     page_col, side_col = st.columns([7, 3], gap="medium")
@@ -251,27 +260,52 @@ def inspect_page(doc: Document) -> None:
     page_fragment(doc.doc_id, InspectLayout(top=top, page=page_col, details=details, below=below, counts=counts))
 
 
-@st.fragment
-def page_fragment(doc_id: str, layout: InspectLayout) -> None:
-    """Everything on Inspect that a page turn or a click changes. Its widgets (navigation, zoom,
-    the page's clicks, the edit panel, the table) rerun only this function: the legend, drawn once
-    per full run, is most of what a turn used to redraw (bench/browser.py)."""
+def current_document(doc_id: str) -> Document:
+    """The corrected document, or a full run when a correction changed it since the legend was
+    drawn: the legend's counts must follow, and a fragment's rerun cannot redraw it."""
     doc = state.corrected_doc(doc_id)
     if doc is None or st.session_state.get(LEGEND_VERSION_KEY) != state.view_version(doc_id):
-        st.rerun()  # a correction changed the document: the legend's counts must follow (full run)
+        st.rerun()
+    return doc
+
+
+@st.fragment
+def page_fragment(doc_id: str, layout: InspectLayout) -> None:
+    """Everything on Inspect that a page turn changes. Its widgets (navigation, zoom, the
+    reading-order list) rerun only this function: the legend, drawn once per full run, is most of
+    what a turn used to redraw (bench/browser.py). What a selection changes is the nested
+    selection fragment's."""
+    doc = current_document(doc_id)
     number = state.current_page(doc)
     page = doc.page(number)
-    take_page_click(doc, number, visible_categories())
     with layout.top:
         st.markdown(page_caption(doc, number))
         navigation_bar(doc, number)
-        edit_panel(doc, number, state.selected_element_id(doc.doc_id))  # ui/edit_panel.py (corrections)
+        edit = st.container()
         if page.notice:
             st.caption(md_escape(page.notice))
         doubtful = low_confidence_boxes(page)
         if doubtful:
             st.caption(f"{len(doubtful)} OCR word{'s' if len(doubtful) != 1 else ''} read with low confidence "
                        "(below 0.6) are outlined in red.")
+    page_counts(layout.counts, page.elements)
+    with layout.below:
+        table = st.container()
+        reading_order_list(doc, number, save)  # drag a row to move it in the reading order
+    selection_fragment(doc_id, SelectionLayout(edit=edit, page=layout.page, details=layout.details, table=table))
+
+
+@st.fragment
+def selection_fragment(doc_id: str, layout: SelectionLayout) -> None:
+    """Everything a selection shows: the edit panel's target, the details, the highlight on the page
+    and the table's marker. A click on the page or a row of the table reruns only this, not the
+    navigation, the legend's counts or the reading-order list (a click's deltas, bench/browser.py)."""
+    doc = current_document(doc_id)
+    number = state.current_page(doc)
+    page = doc.page(number)
+    take_page_click(doc, number, visible_categories())
+    with layout.edit:
+        edit_panel(doc, number, state.selected_element_id(doc.doc_id))  # ui/edit_panel.py (corrections)
 
     visible = visible_categories()
     selected = state.selected_element_id(doc.doc_id)
@@ -281,7 +315,6 @@ def page_fragment(doc_id: str, layout: InspectLayout) -> None:
 
     # The side column is written first: its details reach the browser before the canvas's new
     # drawing, whose loading keeps the browser busy for a few hundred ms on a full page.
-    page_counts(layout.counts, page.elements)
     with layout.details:
         st.divider()
         if selected is None:
@@ -293,9 +326,9 @@ def page_fragment(doc_id: str, layout: InspectLayout) -> None:
         measure_column("inspect")  # "fit width" fills this column, and follows a resize
         if not editing_canvas(doc, number):  # the click was taken above (take_page_click)
             page_view(doc, number, zoom=state.zoom(page), key="inspect", visible=visible,
-                      selected=selected, show_order=show_order, boxes=doubtful)
+                      selected=selected, show_order=show_order, boxes=low_confidence_boxes(page))
 
-    with layout.below:
+    with layout.table:
         shown = tuple(e for e in page.elements if e.category in visible or e.id == selected)
         st.markdown(f"**Elements on page {number}** · {len(shown)} of {len(page.elements)} shown "
                     "(hidden categories are left out)")
@@ -303,7 +336,6 @@ def page_fragment(doc_id: str, layout: InspectLayout) -> None:
             element_table(doc, number, shown, selected)
         else:
             st.caption("No elements to show on this page.")
-        reading_order_list(doc, number, save)  # drag a row to move it in the reading order
 
 
 document = state.corrected_doc()
