@@ -132,7 +132,9 @@ class BM25Index:
         self._size = len(texts)
         self._phrase_weight = phrase_weight
         self._number_weight = number_weight
-        self._date_lift = 1.0 + date_weight * np.array([writes_a_date(t) for t in texts], dtype=float)
+        # like the captions below, read off the texts only when its weight is set
+        self._date_lift = (1.0 + date_weight * np.array([writes_a_date(t) for t in texts], dtype=float)
+                           if date_weight else None)
         self._label_weight = label_weight
         self._captions = [caption_labels(t) for t in texts] if label_weight else []
         self._bm25 = bm25s.BM25(k1=k1, b=b)
@@ -157,7 +159,7 @@ class BM25Index:
         pairs = word_pairs(tokens)
         if self._pairs is not None and pairs:
             scores = scores + self._phrase_weight * np.asarray(self._pairs.get_scores(pairs), dtype=float)
-        if asks_when(query):
+        if self._date_lift is not None and asks_when(query):
             scores = scores * self._date_lift
         named = named_labels(query) if self._label_weight else set()
         if named:

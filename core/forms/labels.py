@@ -4,6 +4,7 @@ that can be a field's key, and the signs that a page is a form at all.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Sequence
 
 from core.categories import Category
@@ -276,6 +277,11 @@ def font_family(font: str) -> str:
     return re.split(r"[-,+]", font.split("+")[-1])[0].lower().removesuffix("mt").removesuffix("ps")
 
 
+def _short_typed_line(v: Unit) -> bool:
+    """One short line with a known font: what a filler types into a field (a paragraph is print)."""
+    return bool(v.font) and len(v.text.strip()) <= MAX_KEY_CHARS * 1.6 and "\n" not in v.text.strip()
+
+
 def lone_typed_boxes(texts: Sequence[Unit], rulings: Rulings) -> int:
     """Ruled boxes standing apart (no closed box across any of their walls), each holding one short line
     set in a font family that no text outside such boxes uses: values typed into a form's boxes, the
@@ -283,7 +289,7 @@ def lone_typed_boxes(texts: Sequence[Unit], rulings: Rulings) -> int:
     figure's node labels share the caption's or the body's font."""
     held: list[tuple[BBox, Unit]] = []
     for v in texts:
-        if not v.font or len(v.text.strip()) > MAX_KEY_CHARS * 1.6 or "\n" in v.text.strip():
+        if not _short_typed_line(v):
             continue
         box = cell_at(rulings, (v.bbox[0] + v.bbox[2]) / 2, (v.bbox[1] + v.bbox[3]) / 2)
         if box is None or box[2] - box[0] < 2 * v.height:
@@ -305,15 +311,16 @@ def lone_typed_boxes(texts: Sequence[Unit], rulings: Rulings) -> int:
 
 def captioned_lines_in_own_font(texts: Sequence[Unit]) -> int:
     """Short lines, each with a short caption just left of it on its row or right above it, set in a
-    font family that no other line of the page uses: values a filler typed, unboxed, beside or under
-    the captions of a form printed in another typeface."""
+    font family used mostly by such lines (typed_families): values a filler typed, unboxed, beside
+    or under the captions of a form printed in another typeface."""
     families = typed_families(texts)
     return sum(1 for v in texts if v.font and font_family(v.font) in families)
 
 
 def typed_families(texts: Sequence[Unit]) -> frozenset[str]:
-    """The font families of the page's typed lines (captioned_lines_in_own_font): set only in short
-    lines that each have a caption beside or over them, and in no other line of the page."""
+    """The font families of the page's typed lines (captioned_lines_in_own_font): families whose
+    lines are, for TYPED_SHARE of them or more, short lines that each have a caption beside or over
+    them in another family."""
     def caption_of(v: Unit) -> Unit | None:
         left = [u for u in texts if u is not v and same_row(u.bbox, v.bbox) and u.bbox[2] <= v.bbox[0] + 1]
         if left:
@@ -326,7 +333,7 @@ def typed_families(texts: Sequence[Unit]) -> frozenset[str]:
 
     typed: list[Unit] = []
     for v in texts:
-        if not v.font or len(v.text.strip()) > MAX_KEY_CHARS * 1.6 or "\n" in v.text.strip():
+        if not _short_typed_line(v):
             continue
         if sum(ch.isalnum() for ch in v.text) < 2 or v.category is Category.TITLE:
             continue  # a formula's "=" in a math font, a title in a display face: print, not typing
@@ -335,11 +342,6 @@ def typed_families(texts: Sequence[Unit]) -> frozenset[str]:
             typed.append(v)
     # a family is typed when TYPED_SHARE of its lines or more are such lines: one value typed with no
     # caption close to it (a second line, a caption printed far off) does not make the face print
-    lines: dict[str, int] = {}
-    for u in texts:
-        if u.font:
-            lines[font_family(u.font)] = lines.get(font_family(u.font), 0) + 1
-    captioned: dict[str, int] = {}
-    for v in typed:
-        captioned[font_family(v.font)] = captioned.get(font_family(v.font), 0) + 1
+    lines = Counter(font_family(u.font) for u in texts if u.font)
+    captioned = Counter(font_family(v.font) for v in typed)
     return frozenset(f for f, n in captioned.items() if n >= TYPED_SHARE * lines[f])
