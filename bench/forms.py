@@ -401,6 +401,7 @@ def audit_ingest(truths: list[Truth], baked: pymupdf.Document, doc: Document,
                  keys: dict[int, str] | None = None) -> IngestAudit:
     units_of = document_units(doc)
     a = IngestAudit(form_gate=shows_form(doc, units_of))
+    drawn_on: dict[int, list[pymupdf.Rect]] = {}
     for ti, t in enumerate(truths):
         a.marks += t.is_mark
         if t.is_mark or not t.value:
@@ -410,7 +411,9 @@ def audit_ingest(truths: list[Truth], baked: pymupdf.Document, doc: Document,
             continue  # not on paper: Audit counts it
         a.values += 1
         a.labelled += ti in (keys or {})
-        a.drawn += any(d["rect"].intersects(_near(rect)) for d in baked[t.page - 1].get_drawings())
+        if t.page not in drawn_on:  # a page's drawings are read once, not once per value on it
+            drawn_on[t.page] = [d["rect"] for d in baked[t.page - 1].get_drawings()]
+        a.drawn += any(r.intersects(_near(rect)) for r in drawn_on[t.page])
         value = norm(t.value)
         texts = [u for u in units_of.get(t.page, ()) if u.kind in ("text", "line") and norm(u.text)]
         inside = [u for u in texts if _unit_centre_in(u.bbox, rect)]
