@@ -9,10 +9,10 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from core.categories import Category
-from core.model import BBox, Document, Page, thaw
+from core.model import BBox, Document, FrozenMap, Page, thaw
 
 C = Category
 
@@ -74,6 +74,14 @@ def _merge(segs: Iterable[tuple[float, float, float]], tol: float = 1.2) -> tupl
 _RULINGS_CACHE: dict[tuple[str, int, int], Rulings] = {}
 
 
+def _stored_page_rulings(stored: Any, page_key: str) -> Any:
+    """One page's entry of the meta `rulings`, thawed alone: thawing the whole document's strokes for
+    each page cost ~3 ms a call on a 300-page document, paid again on every correction."""
+    if isinstance(stored, FrozenMap):
+        return next((thaw(v) for k, v in stored if k == page_key), None)
+    return thaw(stored.get(page_key)) if isinstance(stored, Mapping) else None
+
+
 def page_rulings(doc: Document, page: Page) -> Rulings:
     """The page's strokes: from the Document's meta `rulings` (ingest), plus rule-like elements."""
     key = (doc.doc_id, page.number, id(page))
@@ -82,8 +90,7 @@ def page_rulings(doc: Document, page: Page) -> Rulings:
         return cached
     h: list[tuple[float, float, float]] = []
     v: list[tuple[float, float, float]] = []
-    stored = thaw(doc.meta_value("rulings") or {})
-    mine = stored.get(str(page.number)) if isinstance(stored, Mapping) else None
+    mine = _stored_page_rulings(doc.meta_value("rulings"), str(page.number))
     if isinstance(mine, Mapping):
         h += [tuple(map(float, s[:3])) for s in mine.get("h", ()) if len(s) >= 3]
         v += [tuple(map(float, s[:3])) for s in mine.get("v", ()) if len(s) >= 3]
