@@ -130,7 +130,8 @@ def run(args) -> dict[str, list[dict]]:
         print(f"policy {Path(policy).stem}: {len(chunks)} chunks ({small} under 100 characters)", flush=True)
         for mode in args.modes:
             retriever, scope, expansion, window = MODES[mode]
-            config = EvalConfig(ks=(1, 5, 10), budgets=BUDGETS, scope=scope, expansion=expansion, window=window)
+            config = EvalConfig(ks=(1, 5, 10), budgets=BUDGETS, scope=scope, expansion=expansion, window=window,
+                                options=args.options)
             results = evaluate_chunks(questions, chunks, Path(policy).stem, retriever, config, element_texts=texts)
             for half in args.halves:
                 chosen = [r for r in results if in_half(r.question.tags, half)]
@@ -166,6 +167,22 @@ def print_tables(tables: dict[str, list[dict]]) -> None:
                   + (f"; default mode br@1000 {plain['br@1000']} (within 0.05 of best)" if plain else ""))
 
 
+def retriever_options(parser, pairs: list[str]):
+    """RetrieverOptions with NAME=VALUE overrides, each value read as its field's default's type."""
+    from dataclasses import fields, replace
+    from core.evaluation.retrieval import RetrieverOptions
+
+    base = RetrieverOptions()
+    known = {f.name: type(getattr(base, f.name)) for f in fields(base)}
+    changes = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        if name not in known or known[name] not in (int, float, bool):
+            parser.error(f"--option {pair!r}: not a numeric RetrieverOptions field")
+        changes[name] = (value.lower() in ("1", "true", "yes")) if known[name] is bool else known[name](value)
+    return replace(base, **changes)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workspace", default="/tmp/rli-retrieval-quality")
@@ -173,7 +190,10 @@ def main() -> int:
     parser.add_argument("--policy", action="append", dest="policies", metavar="P",
                         help="default | naive | pymupdf4llm | FILE.toml (default: default, naive, pymupdf4llm)")
     parser.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, of {', '.join(MODES)}")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a RetrieverOptions field for every run, e.g. bm25_b=0.5 (repeatable)")
     args = parser.parse_args()
+    args.options = retriever_options(parser, args.option)
     if not REALDATA.is_dir():
         print(f"skipped: {REALDATA} is absent (the shared real files are not on this machine)")
         return 0
