@@ -3,7 +3,7 @@
 characters, page hit@1, MRR (element level), per question kind, and questions total/anchored/scored,
 for the tuning half, the hold-out half and the whole shipped set.
 
-    nice python3 bench/retrieval_quality.py [--workspace DIR] [--halves tune,holdout,all]
+    nice python3 bench/retrieval_quality.py [--workspace DIR] [--halves tune,tune1,tune2,holdout,all]
                                             [--policy default --policy naive --policy FILE.toml ...]
                                             [--modes bm25,routed,pages,window,fusion,...]
 
@@ -65,8 +65,21 @@ def corpus_chunks(ws, workspace: Path, policy: str, docs: dict[str, Path]) -> li
     return [c for d in docs for c in chunks_for(ws, d, loaded)]
 
 
+HALVES = ("tune", "tune1", "tune2", "holdout", "all")
+
+
 def half_of(tags) -> str:
     return "tune" if "tune" in tags else "holdout" if "holdout" in tags else "?"
+
+
+def in_half(tags, half: str) -> bool:
+    """tune1 is the first tuning set, tune2 the fresh one written after tune1 saturated (stop 27);
+    tune is both of them."""
+    if half == "all":
+        return True
+    if half in ("tune1", "tune2"):
+        return "tune" in tags and (("tune2" in tags) == (half == "tune2"))
+    return half_of(tags) == half
 
 
 def kind_of(tags) -> str:
@@ -96,15 +109,17 @@ def run(args) -> dict[str, list[dict]]:
     ingest(workspace, sorted(set(pdfs.values())))
     ws = Workspace(workspace)
     anchored, report = anchor_items(ws, items)
-    failures = [(r.item_id, res.note) for r in report.items for _, res in r.problems]
+    printed = {i.id for i in items if any(in_half(i.tags, h) for h in args.halves)}
+    # only the printed halves' anchoring problems are listed: a hold-out row is never shown while tuning
+    failures = [(r.item_id, res.note) for r in report.items for _, res in r.problems if r.item_id in printed]
     from core.review.corrections import corrected_document
     docs = {i.doc_id: pdfs[i.source] for i in anchored}
     doc_objects = {d: corrected_document(ws, d) for d in docs}
     questions = [question_from_item(i, doc_objects[i.doc_id]) for i in anchored]
     texts = element_texts_of(doc_objects.values())
-    methods = Counter(e.method or "unanchored" for i in anchored for e in i.evidence)
-    copies = sum(bool(e.copies) for i in anchored for e in i.evidence)
-    print(f"gold: {len(items)} questions; anchoring methods {dict(methods)}; unanchored {len(failures)}; "
+    methods = Counter(e.method or "unanchored" for i in anchored if i.id in printed for e in i.evidence)
+    copies = sum(bool(e.copies) for i in anchored if i.id in printed for e in i.evidence)
+    print(f"gold: {len(printed)} questions in {','.join(args.halves)}; anchoring methods {dict(methods)}; unanchored {len(failures)}; "
           f"{copies} evidence quote(s) printed in more places too (copies, anchored: a retrieved copy counts)")
     for item_id, note in failures:
         print(f"  unanchored {item_id}: {note}")
@@ -115,10 +130,11 @@ def run(args) -> dict[str, list[dict]]:
         print(f"policy {Path(policy).stem}: {len(chunks)} chunks ({small} under 100 characters)", flush=True)
         for mode in args.modes:
             retriever, scope, expansion, window = MODES[mode]
-            config = EvalConfig(ks=(1, 5, 10), budgets=BUDGETS, scope=scope, expansion=expansion, window=window)
+            config = EvalConfig(ks=(1, 5, 10), budgets=BUDGETS, scope=scope, expansion=expansion, window=window,
+                                options=args.options)
             results = evaluate_chunks(questions, chunks, Path(policy).stem, retriever, config, element_texts=texts)
             for half in args.halves:
-                chosen = [r for r in results if half == "all" or half_of(r.question.tags) == half]
+                chosen = [r for r in results if in_half(r.question.tags, half)]
                 tables[half].append(figures(chosen, f"{Path(policy).stem} · {mode}"))
     return tables
 
@@ -129,7 +145,8 @@ def best_default_run(rows: list[dict]) -> str | None:
 
 
 def print_tables(tables: dict[str, list[dict]]) -> None:
-    names = {"tune": "TUNING half (odd ids)", "holdout": "HOLD-OUT half (even ids, never tuned on)",
+    names = {"tune": "TUNING half (tune1 + tune2)", "tune1": "TUNING set 1 (odd ids, saturated)",
+             "tune2": "TUNING set 2 (rj2-*, fresh at stop 27)", "holdout": "HOLD-OUT half (even ids, never tuned on)",
              "all": "whole shipped gold set"}
     # the best mode is chosen on the tuning half (when it ran) and then read off every half
     chosen = best_default_run(tables["tune"]) if "tune" in tables else None
@@ -150,20 +167,39 @@ def print_tables(tables: dict[str, list[dict]]) -> None:
                   + (f"; default mode br@1000 {plain['br@1000']} (within 0.05 of best)" if plain else ""))
 
 
+def retriever_options(parser, pairs: list[str]):
+    """RetrieverOptions with NAME=VALUE overrides, each value read as its field's default's type."""
+    from dataclasses import fields, replace
+    from core.evaluation.retrieval import RetrieverOptions
+
+    base = RetrieverOptions()
+    known = {f.name: type(getattr(base, f.name)) for f in fields(base)}
+    changes = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        if name not in known or known[name] not in (int, float, bool):
+            parser.error(f"--option {pair!r}: not a numeric RetrieverOptions field")
+        changes[name] = (value.lower() in ("1", "true", "yes")) if known[name] is bool else known[name](value)
+    return replace(base, **changes)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workspace", default="/tmp/rli-retrieval-quality")
-    parser.add_argument("--halves", default="tune,holdout,all", help="which halves to print")
+    parser.add_argument("--halves", default="tune,holdout,all", help=f"comma-separated, of {', '.join(HALVES)}")
     parser.add_argument("--policy", action="append", dest="policies", metavar="P",
                         help="default | naive | pymupdf4llm | FILE.toml (default: default, naive, pymupdf4llm)")
     parser.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, of {', '.join(MODES)}")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a RetrieverOptions field for every run, e.g. bm25_b=0.5 (repeatable)")
     args = parser.parse_args()
+    args.options = retriever_options(parser, args.option)
     if not REALDATA.is_dir():
         print(f"skipped: {REALDATA} is absent (the shared real files are not on this machine)")
         return 0
     args.halves = [h for h in args.halves.split(",") if h]
     args.modes = [m for m in args.modes.split(",") if m]
-    unknown = [m for m in args.modes if m not in MODES] + [h for h in args.halves if h not in ("tune", "holdout", "all")]
+    unknown = [m for m in args.modes if m not in MODES] + [h for h in args.halves if h not in HALVES]
     if unknown:
         parser.error(f"unknown mode or half: {unknown}")
     args.policies = args.policies or ["default", "naive", "pymupdf4llm"]

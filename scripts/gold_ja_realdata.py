@@ -14,7 +14,9 @@ characters are printed in many places by chance (the same floor as scoring.MIN_P
 
 Split (fixed before anything was measured): the number at the end of an id decides the half:
 odd = "tune" (policy defaults may be chosen on it), even = "holdout" (only ever reported).
-Numbers run per kind, so each kind is split about evenly.
+Numbers run per kind, so each kind is split about evenly. The second tuning set
+(scripts/gold_ja_realdata_tune2.py, ids rj2-<kind>-NN, written when the first tuning half saturated) is
+tuning data only: tags [kind, "tune", "tune2"], whatever its numbers.
 
     python3 scripts/gold_ja_realdata.py [--check]      # --check: verify only, write nothing
 """
@@ -278,12 +280,8 @@ def copies_of(quote: str, key: str, page: int, texts: dict[str, list[str]], ids:
 def build_items() -> list[dict]:
     texts = page_texts()
     ids = doc_ids()
-    counters = {k: 0 for k in KINDS}
     items, problems = [], []
-    for kind, key, page, question, quote, answer in QUESTIONS:
-        counters[kind] += 1
-        number = counters[kind]
-        item_id = f"rj-{kind}-{number:02d}"
+    for item_id, tags, created, (kind, key, page, question, quote, answer) in numbered_questions():
         if match_text(quote) not in texts[key][page - 1]:
             problems.append(f"{item_id}: quote not on {FILES[key]} p{page}: {quote[:40]!r}")
         evidence = {"record_id": None, "page": page, "bbox": None, "quote": quote}
@@ -293,12 +291,29 @@ def build_items() -> list[dict]:
         items.append({
             "schema": "gold/v1", "id": item_id, "question": question, "answer": answer,
             "doc_id": ids[key], "source": FILES[key], "evidence": [evidence],
-            "tags": [kind, "tune" if number % 2 else "holdout"],
-            "created_by": "issue-11 (hand-written from page text)", "created_at": "2026-12-01T23:30:00Z",
+            "tags": tags, "created_by": created[0], "created_at": created[1],
         })
     if problems:
         raise SystemExit("\n".join(problems))
     return items
+
+
+def numbered_questions():
+    """(id, tags, (created_by, created_at), question row): the first set's halves by id parity, then the
+    second tuning set (scripts/gold_ja_realdata_tune2.py), every row of it "tune" and "tune2"."""
+    from gold_ja_realdata_tune2 import QUESTIONS_TUNE2
+
+    counters = {k: 0 for k in KINDS}
+    for row in QUESTIONS:
+        counters[row[0]] += 1
+        number = counters[row[0]]
+        yield (f"rj-{row[0]}-{number:02d}", [row[0], "tune" if number % 2 else "holdout"],
+               ("issue-11 (hand-written from page text)", "2026-12-01T23:30:00Z"), row)
+    counters = {k: 0 for k in KINDS}
+    for row in QUESTIONS_TUNE2:
+        counters[row[0]] += 1
+        yield (f"rj2-{row[0]}-{counters[row[0]]:02d}", [row[0], "tune", "tune2"],
+               ("issue-11 stop 27 fresh tuning set (hand-written from page text)", "2026-12-03T15:00:00Z"), row)
 
 
 def main() -> int:

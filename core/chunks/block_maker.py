@@ -138,6 +138,7 @@ class BlockMaker:
         else after the target's last sentence. `defer`: a text block that ends mid-sentence hands
         its notes on to the text block that finishes the sentence (`pending`)."""
         pieces = list(pieces)
+        noted: set[int] = set()  # pieces a note was glued after: their sentence ended there
         for src in self.glued.get(target.id, ()):
             glue = self._source_piece(src)
             if src.category is C.FOOTNOTE:
@@ -147,7 +148,8 @@ class BlockMaker:
                     at = next((k for k, p in enumerate(pieces) if marker_position(pattern, p.text) is not None), at)
                 else:
                     at = self._sup_mark_piece(target, src, pieces, at)
-                at = _sentence_end(pieces, at, self.policy.sentence_ends)
+                at = _sentence_end(pieces, at, self.policy.sentence_ends, noted)
+                noted.add(at)
                 if defer and at == len(pieces) - 1 and at >= 0 and pieces[at].text.rstrip().endswith(_RUNS_ON):
                     self.pending.append(glue)
                 elif at < 0:
@@ -332,9 +334,12 @@ def ends_sentence(text: str, ends: str) -> bool:
     return bool(stripped) and (stripped[-1] in ends or stripped[-1] == ".")
 
 
-def _sentence_end(pieces: list[Piece], at: int, ends: str) -> int:
-    """The piece that ends the sentence piece `at` begins (a long sentence is cut at line ends)."""
-    while 0 <= at < len(pieces) - 1 and not ends_sentence(pieces[at].text, ends):
+def _sentence_end(pieces: list[Piece], at: int, ends: str, noted: set[int] = frozenset()) -> int:
+    """The piece that ends the sentence piece `at` begins (a long sentence is cut at line ends).
+    A piece in `noted` already has a note glued after its sentence, so its text ends with the note,
+    not the 。: it still ends the sentence (else a sentence's second note slid to the next sentence,
+    and every later note of the paragraph one further: ＊24 after the sentence after its mark's)."""
+    while 0 <= at < len(pieces) - 1 and at not in noted and not ends_sentence(pieces[at].text, ends):
         at += 1
     return at
 

@@ -107,3 +107,24 @@ def test_labels_printed_twice_at_one_place_are_read_once():
         for value in ("27", "70", "130", "700"):
             assert len(re.findall(rf"(?<![\d,]){value}(?![\d,])", text_all)) == 1, (engine, text_all)
         assert any("overprinted_duplicates" in e.rules for e in doc.elements())
+
+
+def two_marks_page(p):
+    """One paragraph: a sentence with two note marks, then two more sentences (one with a mark of
+    its own), the three notes at the foot of the page, none ending in 。 (a list of names, a URL: the
+    white paper's p7, ＊22-＊27)."""
+    text(p, 72, 100, "米国では七社が合意した＊1と発表した＊2。新たに八社が合意した＊3。")
+    text(p, 72, 124, "一部の州では規制が見られる。他方、議論も続いている。")
+    text(p, 72, 760, "＊1 Amazon、Google、Meta", 8)
+    text(p, 72, 772, "＊2 https://example.com/press", 8)
+    text(p, 72, 784, "＊3 Adobe、IBM、NVIDIA", 8)
+
+
+def test_every_note_follows_the_sentence_of_its_own_mark():
+    """Failed before: the first note glued after the sentence made it end in the note, not in 。, so
+    the second note (same sentence) slid to the next sentence, and ＊3 to the one after its own."""
+    doc = ingest(build_pdf(two_marks_page))
+    body = next(c.text for c in build_chunks(doc, "default") if "七社が合意" in c.text).replace("\n", "")
+    first, second = body.index("発表した＊2。"), body.index("新たに八社が合意した＊3。")
+    assert first < body.index("＊1 Amazon") < body.index("＊2 https") < second, body
+    assert second < body.index("＊3 Adobe") < body.index("一部の州では"), body
