@@ -56,14 +56,18 @@ WATCH_FRAMES = """() => {
 SAME = 0.005  # under half a percent of pixels off: the same picture
 
 
-def test_a_page_turn_never_shows_the_new_boxes_over_the_old_image(app_server, chromium):
+def frames_of_a_turn(app_server, chromium, during=None) -> list:
+    """The distinct frames of a turn from page 1 to page 2 of the sample, its page images held back
+    IMAGE_DELAY_S; `during(page)` runs right after the press on Next, while the image is held."""
     context, page = new_page(chromium, 1400, 900)
-    delayed: list[str] = []
+    held: list = []
+    released = []
 
     def hold_back(route):
-        delayed.append(route.request.url)
-        time.sleep(IMAGE_DELAY_S)  # blocks only this script's event loop; the page keeps drawing
-        route.continue_()
+        if released:
+            route.continue_()
+        else:
+            held.append(route)
 
     try:
         first_visit(page, app_server)
@@ -74,21 +78,30 @@ def test_a_page_turn_never_shows_the_new_boxes_over_the_old_image(app_server, ch
         settle(page, 1500)
         page.route(re.compile(r"/media/[^/?]+\.jpe?g"), hold_back)
         page.evaluate(WATCH_FRAMES)
+        started = time.monotonic()
         page.get_by_role("button", name="Next ▶").click()
+        if during:
+            during(page)
+        page.wait_for_timeout(max(0.0, IMAGE_DELAY_S - (time.monotonic() - started)) * 1000)
+        assert held, "the new page's image never went through the held-back route: the test tested nothing"
+        released.append(True)
+        for route in held:
+            route.continue_()
         page.get_by_text(f"page 2 of {doc.page_count}", exact=False).first.wait_for(timeout=30_000)
         settle(page, 1000)
         stable_canvas(page)
-        page.wait_for_timeout(IMAGE_DELAY_S * 1000 + 1500)  # the held-back image has long arrived
+        page.wait_for_timeout(1500)
         page.evaluate("() => { window.__rliStop = true; }")
-        frames = page.evaluate("() => window.__rliFrames")
+        return page.evaluate("() => window.__rliFrames")
     finally:
         context.close()
 
-    assert delayed, "the new page's image never went through the held-back route: the test tested nothing"
-    t_end, old_vs_new, _ = frames[-1]
-    assert old_vs_new > 0.05, f"the turn did not change the picture ({old_vs_new:.1%} of pixels): frames {frames}"
+
+def assert_old_page_then_new_page(frames) -> None:
     print("distinct frames (ms after the first, share of pixels off from the old page, from the new):",
           [(t, round(d_old, 3), round(d_new, 3)) for t, d_old, d_new in frames])
+    t_end, old_vs_new, _ = frames[-1]
+    assert old_vs_new > 0.05, f"the turn did not change the picture ({old_vs_new:.1%} of pixels): frames {frames}"
     lasted = [later[0] - t for (t, *_), later in zip(frames, frames[1:])] + [0]
     mixed = [(t, ms, round(d_old, 3), round(d_new, 3))
              for (t, d_old, d_new), ms in zip(frames, lasted) if min(d_old, d_new) > SAME]
@@ -98,3 +111,17 @@ def test_a_page_turn_never_shows_the_new_boxes_over_the_old_image(app_server, ch
     changed_at = next(t for t, d_old, _ in frames if d_old > SAME)
     assert changed_at >= (IMAGE_DELAY_S - 0.3) * 1000, (
         f"the picture changed {changed_at} ms after the turn, before the held-back image could arrive")
+
+
+def test_a_page_turn_never_shows_the_new_boxes_over_the_old_image(app_server, chromium):
+    assert_old_page_then_new_page(frames_of_a_turn(app_server, chromium))
+
+
+def test_a_toggle_while_the_new_image_is_on_its_way_shows_no_half_drawn_page(app_server, chromium):
+    """Two drawings of the new page wait for the same image (the turn's, then the one with labels):
+    the canvas goes from the old page straight to the new one with its labels, never blank."""
+    def toggle_labels(page):
+        page.wait_for_timeout(300)
+        page.get_by_text("Labels", exact=True).first.click()
+
+    assert_old_page_then_new_page(frames_of_a_turn(app_server, chromium, during=toggle_labels))
