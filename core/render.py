@@ -706,6 +706,22 @@ def fabric_drawing(
     return {"objects": shapes + labels}  # labels last, so no fill dims them
 
 
+def with_page_image(drawing: dict[str, Any], src: str, size: tuple[int, int]) -> dict[str, Any]:
+    """`drawing` with the page image as its Fabric.js background image, stretched to the canvas
+    `size` (width, height in pixels) as streamlit-drawable-canvas's `background_image` was.
+
+    The canvas loads a drawing with `loadFromJSON`, which waits for every image in it before it
+    clears the canvas and draws the new picture; a separate `background_image` goes to another
+    canvas layer and loads on its own, so a page turn drew the new boxes over the old page until
+    the new image came. In the drawing, the image and its boxes change in the same frame. A
+    background image is never one of the canvas's objects: it cannot be selected, moved or hit.
+    `src` is a URL (or a data: URL) of a JPEG/PNG `size` pixels large."""
+    width, height = size
+    image = {"type": "Image", "src": src, "left": 0, "top": 0, "width": width, "height": height,
+             "scaleX": 1, "scaleY": 1, "crossOrigin": None}
+    return {**drawing, "backgroundImage": _inert(image)}
+
+
 def hover_label_boxes(elements: Iterable[Element], zoom: float, size: tuple[int, int],
                       visible: set[Category] | frozenset[Category] | None = None) -> list[list[Any]]:
     """For the browser's hover label: per element its box in canvas pixels, its label, colours and

@@ -13,7 +13,7 @@ from core.model import Element, Page
 from core.render import (
     Box, Line, blank_page_image, clear_caches, draw_boxes, draw_overlays, element_at, fabric_drawing,
     image_size, overlay_boxes, page_image_bytes, page_view_image, pixels_to_bbox, pixels_to_points,
-    points_to_pixels, render_page_image, render_page_png,
+    points_to_pixels, render_page_image, render_page_png, with_page_image,
 )
 
 APP_ZOOMS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
@@ -186,6 +186,18 @@ def test_browser_drawing_places_boxes_at_the_same_pixels_as_the_server_drawing()
     line = next(o for o in drawing["objects"] if o["type"] == "Line")
     assert (line["x1"], line["y1"], line["x2"], line["y2"]) == (0, 0, 150, 75)
     assert any(o["type"] == "Polygon" for o in drawing["objects"])  # the arrow head
+
+
+def test_the_page_image_goes_into_the_browser_drawing_as_its_inert_background_at_the_canvas_size():
+    # In the drawing, the canvas loads the image and the boxes together (one loadFromJSON).
+    drawing = fabric_drawing(overlay_boxes([element(0, Category.TABLE, (100, 300, 400, 500))]), zoom=1.5)
+    with_image = with_page_image(drawing, "http://127.0.0.1:8501/media/abc.jpg", (893, 1263))
+    assert with_image["objects"] == drawing["objects"] and "backgroundImage" not in drawing
+    image = with_image["backgroundImage"]
+    assert image["type"] == "Image" and image["src"] == "http://127.0.0.1:8501/media/abc.jpg"
+    assert (image["left"], image["top"], image["width"], image["height"]) == (0, 0, 893, 1263)
+    assert (image["scaleX"], image["scaleY"], image["originX"], image["originY"]) == (1, 1, "left", "top")
+    assert image["selectable"] is False and image["evented"] is False
 
 
 def test_browser_labels_of_boxes_at_the_page_edge_stay_on_the_canvas():

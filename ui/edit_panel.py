@@ -23,12 +23,13 @@ from core.categories import Category
 from core.errors import InspectorError, StaleView
 from core.geometry import coverage, union
 from core.model import BBox, Document, Element
-from core.render import image_size, page_view_image, pixels_to_bbox, points_to_pixels
+from core.render import image_size, page_view_image, pixels_to_bbox, points_to_pixels, with_page_image
 from core.review.corrections import machine_document, record_events
 from core.review.describe import describe
 from core.review.events import REVIEW_STATUSES
 from core.review.undo import NothingToUndo, redo_last, undo_last, undo_state
 from ui import state
+from ui.page_view import image_src, served_image
 from ui.structure_tools import structure_tools
 from ui.text import element_label, shorten
 
@@ -345,10 +346,15 @@ def _canvas(doc: Document, number: int, background: bytes, mode: str, initial: d
     zoom = state.zoom(page)
     width, height = image_size(page.width, page.height, zoom)
     key = f"rli:edit:canvas:{mode}:{doc.doc_id}:{number}:{zoom}:{seen_head(doc.doc_id)}"
+    # The page in the drawing, not a `background_image`, so it comes with the boxes in one frame
+    # (core.render.with_page_image); served as a URL, so the drawing the canvas sends back on each
+    # box drawn or moved carries a short address, not the image.
+    drawing = with_page_image(initial or {"objects": []}, image_src(served_image(background, f"edit:{mode}")),
+                              (width, height))
     return st_canvas(
-        background_image=background, width=width, height=height, drawing_mode="labeled_rect", label=label,
+        width=width, height=height, drawing_mode="labeled_rect", label=label,
         stroke_width=CANVAS_STROKE, stroke_color="#d62728", fill_color="rgba(214, 39, 40, 0.12)",
-        initial_drawing=initial, update_streamlit=True, font_size=11, key=key,
+        initial_drawing=drawing, update_streamlit=True, font_size=11, key=key,
     )
 
 

@@ -19,6 +19,7 @@ wants the click's effect drawn in the same run (Inspect's highlight) calls `take
 """
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 from urllib.parse import urlsplit
@@ -29,7 +30,7 @@ from core.categories import Category
 from core.model import Document, Element
 from core.render import (
     Box, Line, as_box, element_at, image_size, interactive_view, overlay_boxes,
-    hover_label_boxes, page_view_image, pixels_to_points, prefetch_pages,
+    hover_label_boxes, page_view_image, pixels_to_points, prefetch_pages, with_page_image,
 )
 from ui import state
 from ui.column_width import page_events, page_events_key
@@ -92,7 +93,8 @@ def page_view(
     # turn then costs the cached image, not a MuPDF render of a heavy page.
     prefetch_pages(pdf, [doc.page(n) for n in (page_number + 1, page_number - 1) if 1 <= n <= doc.page_count], zoom)
     click = take_click(doc, page_number, key=key, elements=shown, visible=visible)
-    _page_canvas(served_image(background, key), drawing, width, height, f"{key}:canvas")
+    _page_canvas(with_page_image(drawing, image_src(served_image(background, key)), (width, height)),
+                 width, height, f"{key}:canvas")
     hover = hover_label_boxes(shown, zoom, (width, height), visible) if shown and not labels else []
     page_events(key, hover, {"zoom": zoom, "page": page_number, "doc": doc.doc_id, "width": width})
     return click
@@ -158,7 +160,15 @@ def served_image(data: bytes, slot: str) -> str | bytes:
     return f"{parts.scheme}://{parts.netloc}/{base + '/' if base else ''}{path.lstrip('/')}"
 
 
-def _page_canvas(background: str | bytes, drawing: dict, width: int, height: int, canvas_key: str) -> None:
+def image_src(image: str | bytes) -> str:
+    """A URL for an image in a canvas drawing: `served_image`'s URL, or its bytes as a data: URL."""
+    if isinstance(image, str):
+        return image
+    kind = "png" if image.startswith(b"\x89PNG") else "jpeg"
+    return f"data:image/{kind};base64,{base64.b64encode(image).decode('ascii')}"
+
+
+def _page_canvas(drawing: dict, width: int, height: int, canvas_key: str) -> None:
     from streamlit_drawable_canvas import st_canvas  # imported late: it registers a component
 
     # Read-only and silent: it never sends its drawing back, so a click costs no 200-ms wait, no
@@ -166,7 +176,9 @@ def _page_canvas(background: str | bytes, drawing: dict, width: int, height: int
     # One canvas per view, kept across page turns and zooms: it takes a new size, background and
     # drawing in place (streamlit-drawable-canvas 0.13), where a new one per page cost each turn
     # the set-up of three page-sized canvases (bench/browser.py, most felt at 1920 px).
-    st_canvas(background_image=background, initial_drawing=drawing, width=width, height=height,
+    # The page image is in the drawing (core.render.with_page_image), not a `background_image`: the
+    # canvas then shows a new page's image and boxes in the same frame (see there).
+    st_canvas(initial_drawing=drawing, width=width, height=height,
               drawing_mode="point", update_streamlit=False, disabled=True, key=canvas_key)
 
 

@@ -2,6 +2,9 @@
 finish, and read a sample document as the workspace holds it after its corrections."""
 from __future__ import annotations
 
+import base64
+import re
+
 from core.review.corrections import corrected_document
 from core.store.opening import open_workspace
 
@@ -59,3 +62,30 @@ def stable_canvas(page, quiet_ms: int = 1500):
             break
         page.wait_for_timeout(250)
     return canvas
+
+
+# The page canvas (streamlit-drawable-canvas, in its component's shadow root) has two layers: its
+# background canvas, and the drawing canvas (Fabric's lower canvas) over it. The page image is in
+# the drawing (core.render.with_page_image), so it is drawn on the drawing canvas with its boxes;
+# scripts that look for the page look at both layers, as the reviewer sees them.
+PAGE_LAYERS = """() => { const root = [...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
+    .find(r => r.querySelector('div.dc-container canvas.lower-canvas'));
+  return root ? [...root.querySelectorAll('div.dc-container canvas')].filter(c => c.width &&
+    (c.classList.contains('dc-background-canvas') || c.classList.contains('lower-canvas'))) : []; }"""
+# True once the page image is drawn: dark pixels (text) on either layer.
+PAGE_DRAWN = f"""() => ({PAGE_LAYERS})().some(c => {{ const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  for (let i = 0; i < d.length; i += 4 * 97) if (d[i + 3] > 0 && d[i] < 200) return true; return false; }})"""
+MEDIA_JPEG = re.compile(r"/media/[^/?]+\.jpe?g")
+
+
+def record_page_images(page) -> list:
+    """From now on, the page images the browser receives (Streamlit media JPEGs), oldest first."""
+    responses: list = []
+    page.on("response", lambda r: responses.append(r) if MEDIA_JPEG.search(r.url) else None)
+    return responses
+
+
+def latest_page_image(responses) -> str:
+    """The newest page image received, as a data: URL (the bare page, before any box is drawn)."""
+    assert responses, "no page image came from the server"
+    return "data:image/jpeg;base64," + base64.b64encode(responses[-1].body()).decode("ascii")

@@ -13,11 +13,11 @@ from core.categories import Category
 from core.review.corrections import corrected_document
 from core.store.opening import open_workspace
 
-from tests.browser.steps import FIRST_VISIT_TIMEOUT_MS
+from tests.browser.steps import FIRST_VISIT_TIMEOUT_MS, PAGE_DRAWN
 
 pytestmark = pytest.mark.browser
 
-CANVAS = "canvas.dc-background-canvas"  # streamlit-drawable-canvas draws the page image here
+CANVAS = "canvas.dc-background-canvas"  # streamlit-drawable-canvas's bottom layer: where the page is, and its size
 VIEW = "div.dc-container"  # the page image with the overlay canvas (category boxes) on top
 
 
@@ -56,13 +56,7 @@ def open_inspect(page, app_server):
     page.goto(app_server.url)
     canvas = page.locator(CANVAS).first
     canvas.wait_for(state="visible", timeout=FIRST_VISIT_TIMEOUT_MS)
-    page.wait_for_function(  # the background image is drawn once it has loaded
-        "() => { const c = [...document.querySelectorAll('*')].map(e => e.shadowRoot)"
-        ".filter(Boolean).map(r => r.querySelector('canvas.dc-background-canvas')).find(Boolean);"
-        " if (!c) return false; const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
-        " for (let i = 0; i < d.length; i += 4 * 97) { if (d[i] < 200) return true; } return false; }",
-        timeout=30_000,
-    )
+    page.wait_for_function(PAGE_DRAWN, timeout=30_000)  # the page image is drawn once it has loaded
     return canvas
 
 

@@ -11,24 +11,44 @@ from core.render import element_at
 from core.geometry import center
 from core.store.opening import open_workspace
 
-from tests.browser.steps import KEIHI, STEP_TIMEOUT_MS, first_visit, new_page, sample, settle, stable_canvas
+from tests.browser.steps import (
+    KEIHI, PAGE_LAYERS, STEP_TIMEOUT_MS, first_visit, latest_page_image, new_page, record_page_images, sample, settle,
+    stable_canvas,
+)
 
 pytestmark = pytest.mark.browser
 
 FORM = "shinseisho_form.pdf"
-# Painted overlay pixels on the overlay layer (sampled) and a checksum of their colours, on every
-# animation frame from now until `ms` later: the smallest count is the worst moment the reviewer saw.
-WATCH_OVERLAYS = """(ms) => new Promise(done => {
-  const layer = () => [...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
-      .map(r => r.querySelector('canvas.dc-canvas.lower-canvas')).find(c => c && c.width);
-  const painted = () => { const c = layer(); if (!c) return [0, 0];
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; let n = 0, colour = 0;
-    for (let i = 0; i < d.length; i += 4 * 7) if (d[i + 3] > 0) { n++; colour = (colour * 31 + d[i] + d[i + 1] * 7) % 1000003; }
-    return [n, colour]; };
-  const counts = [], end = performance.now() + ms;
-  const tick = () => { counts.push(painted()); performance.now() < end ? requestAnimationFrame(tick) : done(counts); };
-  window.__rliOverlayCounts = counts; tick();
-})"""
+# Overlay pixels (sampled) and a checksum of their colours, on every animation frame from now until
+# `ms` later: the smallest count is the worst moment the reviewer saw. An overlay pixel is one the
+# canvas has painted (both its layers, as seen) in another colour than the bare page image `bare` (a
+# data: URL, tests.browser.steps.latest_page_image) has there: a blank canvas, or the page without
+# its boxes, counts none.
+WATCH_OVERLAYS = """({ms, bare}) => new Promise(done => {
+  const layers = LAYERS;
+  const image = new Image();
+  image.onload = () => {
+    const mix = document.createElement('canvas'), page = document.createElement('canvas');
+    const mixCtx = mix.getContext('2d', {willReadFrequently: true}), pageCtx = page.getContext('2d');
+    let pageData = null;
+    const painted = () => { const ls = layers(); if (!ls.length) return [0, 0];
+      const [w, h] = [ls[0].width, ls[0].height];
+      if (!pageData || page.width !== w || page.height !== h) {
+        page.width = w; page.height = h; pageCtx.drawImage(image, 0, 0, w, h);
+        pageData = pageCtx.getImageData(0, 0, w, h).data; }
+      mix.width = w; mix.height = h;
+      for (const c of ls) mixCtx.drawImage(c, 0, 0);
+      const d = mixCtx.getImageData(0, 0, w, h).data; let n = 0, colour = 0;
+      for (let i = 0; i < d.length; i += 4 * 7)
+        if (d[i + 3] === 255 && (Math.abs(d[i] - pageData[i]) > 24 || Math.abs(d[i + 1] - pageData[i + 1]) > 24
+            || Math.abs(d[i + 2] - pageData[i + 2]) > 24)) { n++; colour = (colour * 31 + d[i] + d[i + 1] * 7) % 1000003; }
+      return [n, colour]; };
+    const counts = [], end = performance.now() + ms;
+    const tick = () => { counts.push(painted()); performance.now() < end ? requestAnimationFrame(tick) : done(counts); };
+    window.__rliOverlayCounts = counts; tick();
+  };
+  image.src = bare;
+})""".replace("LAYERS", PAGE_LAYERS)
 
 
 def page_point(canvas, bbox, page_width: float, where=None) -> tuple[float, float]:
@@ -97,15 +117,17 @@ def test_overlays_stay_on_the_page_while_a_check_box_toggles(app_server, chromiu
         first_visit(page, app_server)
         doc_id, doc = sample(app_server, FORM)
         box = next(f for f in extract_fields(doc) if f.is_selection and f.key == "会議費")
+        images = record_page_images(page)
         page.goto(f"{app_server.url}/forms?doc={doc_id}")
         canvas = stable_canvas(page)
         sign_in(page)
         canvas = stable_canvas(page)
-        start = page.evaluate(WATCH_OVERLAYS, 300)
+        bare = latest_page_image(images)
+        start = page.evaluate(WATCH_OVERLAYS, {"ms": 300, "bare": bare})
         before, colours_before = min(n for n, *_ in start), start[-1][1]
         assert before > 100, "no overlays drawn before the toggle"
         at = page_point(canvas, box.value_bbox, doc.page(box.page).width)
-        page.evaluate(f"ms => {{ window.__rliWatch = ({WATCH_OVERLAYS})(ms); }}", 6000)  # from now, for 6 s
+        page.evaluate(f"a => {{ window.__rliWatch = ({WATCH_OVERLAYS})(a); }}", {"ms": 6000, "bare": bare})  # for 6 s
         page.mouse.click(*at)
         counts = page.evaluate("() => window.__rliWatch")
         settle(page)
@@ -114,7 +136,8 @@ def test_overlays_stay_on_the_page_while_a_check_box_toggles(app_server, chromiu
         assert toggled.selection_state == "selected", "the toggle was not saved"
         worst = min(n for n, *_ in counts)
         assert worst > 0.5 * before, f"overlays vanished: {worst} of {before} painted pixels at the worst moment"
-        assert page.evaluate(WATCH_OVERLAYS, 100)[-1][1] != colours_before, "the overlays were not redrawn in the new colour"
+        assert page.evaluate(WATCH_OVERLAYS, {"ms": 100, "bare": bare})[-1][1] != colours_before, \
+            "the overlays were not redrawn in the new colour"
     finally:
         context.close()
 
@@ -214,11 +237,10 @@ def test_dragging_a_row_of_the_reading_order_moves_the_element_and_logs_a_reorde
 
 
 # ---- item 4: a page turn reuses the page canvas and the frames -------------------------------------
-PAGE_PIXELS = """() => { const c = [...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
-    .map(r => r.querySelector('canvas.dc-background-canvas')).find(c => c && c.width);
-  if (!c) return null; const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-  let dark = 0, sum = 0; for (let i = 0; i < d.length; i += 4 * 101) { if (d[i] < 200) dark++; sum = (sum * 31 + d[i]) % 1000003; }
-  return dark > 20 ? sum : null; }"""
+PAGE_PIXELS = f"""() => {{ let dark = 0, sum = 0;
+  for (const c of ({PAGE_LAYERS})()) {{ const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    for (let i = 0; i < d.length; i += 4 * 101) {{ if (d[i + 3] > 0 && d[i] < 200) dark++; sum = (sum * 31 + d[i]) % 1000003; }} }}
+  return dark > 20 ? sum : null; }}"""
 MARK_CANVAS_AND_FRAMES = """() => { window.__rliCanvas = [...document.querySelectorAll('*')].map(e => e.shadowRoot)
     .filter(Boolean).map(r => r.querySelector('canvas.dc-background-canvas')).find(c => c && c.width);
   const frames = [...document.querySelectorAll('iframe')]; frames.forEach(f => { f.contentWindow.__rliMark = 1; });
@@ -235,11 +257,12 @@ def test_a_page_turn_draws_the_new_page_on_the_same_canvas_and_reloads_no_frame(
     try:
         first_visit(page, app_server)
         doc_id, doc = sample(app_server, KEIHI)
+        images = record_page_images(page)
         page.goto(f"{app_server.url}/?doc={doc_id}&page=1")
         stable_canvas(page)
         settle(page, 1000)
         before = page.evaluate(PAGE_PIXELS)
-        overlays_before = page.evaluate(WATCH_OVERLAYS, 100)[-1]
+        overlays_before = page.evaluate(WATCH_OVERLAYS, {"ms": 100, "bare": latest_page_image(images)})[-1]
         assert before is not None and page.evaluate(MARK_CANVAS_AND_FRAMES) >= 2  # page events, reading order
         page.get_by_role("button", name="Next ▶").click()
         page.get_by_text(f"page 2 of {doc.page_count}").first.wait_for(timeout=STEP_TIMEOUT_MS)
@@ -249,7 +272,7 @@ def test_a_page_turn_draws_the_new_page_on_the_same_canvas_and_reloads_no_frame(
                 break
             page.wait_for_timeout(250)
         assert page.evaluate(PAGE_PIXELS) not in (None, before), "page 2 was not drawn"
-        overlays = page.evaluate(WATCH_OVERLAYS, 100)[-1]
+        overlays = page.evaluate(WATCH_OVERLAYS, {"ms": 100, "bare": latest_page_image(images)})[-1]
         assert overlays[0] > 0 and overlays[1] != overlays_before[1], "the boxes of page 2 were not drawn"
         same_canvas, reloaded = page.evaluate(STILL_MARKED)
         assert same_canvas, "the page turn made a new canvas"
