@@ -360,3 +360,21 @@ def test_label_places_are_those_of_the_all_pairs_search(raw, size):
     boxes = [(x, y, x + w, y + h) for x, y, w, h, _ in raw]
     sizes = [(6.5 * (n + 2), 14.0) for *_, n in raw]
     assert place_labels(boxes, sizes, size) == _place_labels_all_pairs(boxes, sizes, size)
+
+
+def test_the_app_renders_the_pixels_of_a_plain_get_pixmap(pdf_path):
+    """The view draws the page straight from MuPDF (no display list, no PyMuPDF Document): it must
+    still be the size and pixels of `page.get_pixmap(matrix, alpha=False)`."""
+    import pymupdf
+
+    from core import render
+
+    render.clear_caches()
+    doc = pymupdf.open(pdf_path)
+    for number in range(1, doc.page_count + 1):
+        want = doc[number - 1].get_pixmap(matrix=pymupdf.Matrix(1.25, 1.25), alpha=False)
+        got = render._render_pdf_pixmap(pdf_path, number, 1.25)
+        assert (got.width, got.height, got.n, got.alpha) == (want.width, want.height, 3, 0)
+        assert got.samples == want.samples
+    render.clear_caches()
+    assert not render._open_pdfs  # clear_caches lets go of the MuPDF documents
