@@ -13,6 +13,9 @@ from ui import state
 from ui.bootstrap import ensure_sample_documents
 
 st.set_page_config(page_title="RAG Layout Inspector", page_icon=":material/description:", layout="wide")
+# Streamlit pads the page 6 rem from the top: a blank band above every title. The fixed header
+# (the sidebar button and the menu) is 3.75 rem high, so start the page just below it.
+st.html("<style>[data-testid='stMainBlockContainer'] { padding-top: 4rem; }</style>")
 
 PAGES = [
     st.Page("pages/documents.py", title="Documents", icon=":material/folder_open:", url_path="documents"),
