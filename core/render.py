@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import io
-import itertools
 import math
 import threading
 import time
@@ -163,11 +162,18 @@ def _chip_spots(box: PxRect, w: float, h: float, size: tuple[int, int] | None) -
     # lazy: most chips take the first free spot, and making all 21 was most of a label's cost
     x0, y0, x1, y1 = box
     for x, y in _spot_origins(x0, y0, x1, y1, w, h):
-        if size is not None:
-            x = min(max(x, 0.0), size[0] - w)
-            if y < 0 or y + h > size[1]:
-                continue
-        yield (x, y, x + w, y + h)
+        spot = _spot_on_page(x, y, w, h, size)
+        if spot is not None:
+            yield spot
+
+
+def _spot_on_page(x: float, y: float, w: float, h: float, size: tuple[int, int] | None) -> PxRect | None:
+    """A chip at (x, y), slid sideways onto the page; None when it would stick out at the top or bottom."""
+    if size is not None:
+        x = min(max(x, 0.0), size[0] - w)
+        if y < 0 or y + h > size[1]:
+            return None
+    return (x, y, x + w, y + h)
 
 
 def _spot_origins(x0: float, y0: float, x1: float, y1: float, w: float, h: float) -> Iterable[tuple[float, float]]:
@@ -207,13 +213,8 @@ def place_labels(boxes: Sequence[PxRect], sizes: Sequence[tuple[float, float]],
 def _first_spot_if_free(box: PxRect, w: float, h: float, size: tuple[int, int] | None,
                         placed: _ChipGrid) -> PxRect | None:
     """`_chip_spots`' first spot (above the box, at its left end) when it is usable and free."""
-    x, y = box[0], box[1] - h
-    if size is not None:
-        x = min(max(x, 0.0), size[0] - w)
-        if y < 0 or y + h > size[1]:
-            return None
-    spot = (x, y, x + w, y + h)
-    return None if _overlaps(spot, box) or placed.hits(spot) else spot
+    spot = _spot_on_page(box[0], box[1] - h, w, h, size)
+    return None if spot is None or _overlaps(spot, box) or placed.hits(spot) else spot
 
 
 class _ChipGrid:

@@ -29,7 +29,7 @@ from core.review.describe import describe
 from core.review.events import REVIEW_STATUSES
 from core.review.undo import NothingToUndo, redo_last, undo_last, undo_state
 from ui import state
-from ui.page_view import image_src, served_image
+from ui.page_view import served_image
 from ui.structure_tools import structure_tools
 from ui.text import element_label, shorten
 
@@ -349,7 +349,7 @@ def _canvas(doc: Document, number: int, background: bytes, mode: str, initial: d
     # The page in the drawing, not a `background_image`, so it comes with the boxes in one frame
     # (core.render.with_page_image); served as a URL, so the drawing the canvas sends back on each
     # box drawn or moved carries a short address, not the image.
-    drawing = with_page_image(initial or {"objects": []}, image_src(served_image(background, f"edit:{mode}")),
+    drawing = with_page_image(initial or {"objects": []}, served_image(background, f"edit:{mode}"),
                               (width, height))
     return st_canvas(
         width=width, height=height, drawing_mode="labeled_rect", label=label,

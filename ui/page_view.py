@@ -93,7 +93,7 @@ def page_view(
     # turn then costs the cached image, not a MuPDF render of a heavy page.
     prefetch_pages(pdf, [doc.page(n) for n in (page_number + 1, page_number - 1) if 1 <= n <= doc.page_count], zoom)
     click = take_click(doc, page_number, key=key, elements=shown, visible=visible)
-    _page_canvas(with_page_image(drawing, image_src(served_image(background, key)), (width, height)),
+    _page_canvas(with_page_image(drawing, served_image(background, key), (width, height)),
                  width, height, f"{key}:canvas")
     hover = hover_label_boxes(shown, zoom, (width, height), visible) if shown and not labels else []
     page_events(key, hover, {"zoom": zoom, "page": page_number, "doc": doc.doc_id, "width": width})
@@ -141,31 +141,22 @@ def _as_click(value: dict, doc: Document, page_number: int, elements, visible) -
     return Click(page=page_number, x=x, y=y, element_id=hit.id if hit else None)
 
 
-def served_image(data: bytes, slot: str) -> str | bytes:
-    """The page image as a URL the app serves (Streamlit's media files, as st.image uses), so each
-    rerun sends the canvas a short URL instead of the image itself: a click that moves the highlight
-    used to send the whole page again (260 KB of base64 at 1400 px), and the browser decodes a
-    URL it has seen once from its cache. `slot` names the place, so the previous image is freed.
-    Without a running server (AppTest) the bytes themselves."""
+def served_image(data: bytes, slot: str) -> str:
+    """The page image as a URL for the canvas drawing: one the app serves (Streamlit's media files,
+    as st.image uses), so each rerun sends the canvas a short URL instead of the image itself: a
+    click that moves the highlight used to send the whole page again (260 KB of base64 at 1400 px),
+    and the browser decodes a URL it has seen once from its cache. `slot` names the place, so the
+    previous image is freed. Without a running server (AppTest) the bytes as a data: URL."""
     from streamlit import runtime
 
-    if not runtime.exists():
-        return data
-    url = st.context.url
+    url = st.context.url if runtime.exists() else None
     if not url:
-        return data
+        kind = "png" if data.startswith(b"\x89PNG") else "jpeg"
+        return f"data:image/{kind};base64,{base64.b64encode(data).decode('ascii')}"
     parts = urlsplit(url)
     base = (st.get_option("server.baseUrlPath") or "").strip("/")
     path = runtime.get_instance().media_file_mgr.add(data, "image/jpeg", f"rli-page-image:{slot}")
     return f"{parts.scheme}://{parts.netloc}/{base + '/' if base else ''}{path.lstrip('/')}"
-
-
-def image_src(image: str | bytes) -> str:
-    """A URL for an image in a canvas drawing: `served_image`'s URL, or its bytes as a data: URL."""
-    if isinstance(image, str):
-        return image
-    kind = "png" if image.startswith(b"\x89PNG") else "jpeg"
-    return f"data:image/{kind};base64,{base64.b64encode(image).decode('ascii')}"
 
 
 def _page_canvas(drawing: dict, width: int, height: int, canvas_key: str) -> None:
