@@ -15,7 +15,11 @@ from ui.bootstrap import ensure_sample_documents
 st.set_page_config(page_title="RAG Layout Inspector", page_icon=":material/description:", layout="wide")
 # Streamlit pads the page 6 rem from the top: a blank band above every title. The fixed header
 # (the sidebar button and the menu) is 3.75 rem high, so start the page just below it.
-st.html("<style>[data-testid='stMainBlockContainer'] { padding-top: 4rem; }</style>")
+# The column-width probe (ui/column_width.py) is an empty frame: it must keep its column's width
+# but take no height, nor the 1 rem gap after it, or every page image starts 42 px lower.
+st.html("<style>[data-testid='stMainBlockContainer'] { padding-top: 4rem; }"
+        "[class*='st-key-rli-column_width_widget'] { height: 0 !important; overflow: hidden; margin-bottom: -1rem; }"
+        "</style>")
 
 PAGES = [
     st.Page("pages/documents.py", title="Documents", icon=":material/folder_open:", url_path="documents"),

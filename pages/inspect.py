@@ -1,8 +1,9 @@
 """Inspect: one page of the current document, every element drawn in its category's colour.
 
-Previous / next / jump, zoom and reading order on top; the page (click an element to select it) with
-the category legend and toggles beside it; the selected element's text and provenance; the page's
-element table below (selecting a row selects the element). Only the current page is touched on a
+Previous / next / jump, zoom and reading order on top, then the editing bar (modes, undo, the page's
+review status); the page (click an element to select it) with, beside it, the selected element's text,
+its tools and provenance above the category legend; the page's element table below (selecting a row
+selects the element). A selection never moves the page: nothing above it grows. Only the current page is touched on a
 rerun, so a 300-page document stays as quick as a 3-page one.
 """
 from __future__ import annotations
@@ -18,7 +19,7 @@ from core.categories import Category
 from core.model import Document, Element, thaw
 from ui import state
 from ui.column_width import measure_column
-from ui.edit_panel import edit_panel, editing_canvas, save
+from ui.edit_panel import edit_panel, editing_canvas, element_tools, save
 from ui.reading_order import reading_order_list
 from ui.page_view import page_view, take_click
 from ui.text import md_escape, shorten
@@ -26,6 +27,7 @@ from ui.text import md_escape, shorten
 VISIBLE_KEY = "rli:visible_categories"  # persisted across pages; widget keys are dropped off-page
 ORDER_KEY = "rli:show_order"
 TABLE_GEN_KEY = "rli:table_generation"
+LONG_TEXT = 400  # characters: a selected element's text longer than this scrolls in its own box
 LEGEND_VERSION_KEY = "rli:legend_version"  # the document version the legend was drawn from
 
 
@@ -114,7 +116,7 @@ def swatch(colour: str) -> str:
 def category_toggle(category: Category, in_doc: int, visible: set[Category]):
     """A category's row: its colour (with the count on the page shown, which the page fragment
     writes into the returned slot) and its checkbox."""
-    box_col, toggle_col = st.columns([2, 11], vertical_alignment="center", gap="small")
+    box_col, toggle_col = st.columns([3, 10], vertical_alignment="center", gap="small")
     slot = box_col.empty()
     key = widget_synced_to(f"rli:show:{category.value}", category in visible)
     toggle_col.checkbox(
@@ -135,7 +137,7 @@ def legend(doc: Document) -> dict[Category, Any]:
     category in the document, the slot where the fragment writes its count on the page shown."""
     in_doc = document_counts(doc)
     visible = visible_categories()
-    st.markdown("**Categories** · on this page, (in the document)")
+    st.markdown("**Categories** · count on this page (in the document)")
     all_col, none_col = st.columns(2)
     all_col.button("Show all", key="rli:show_all", on_click=set_all_visible, args=(True,), width="stretch")
     none_col.button("Hide all", key="rli:hide_all", on_click=set_all_visible, args=(False,), width="stretch")
@@ -154,13 +156,18 @@ def page_counts(slots: dict[Category, Any], page_elements: tuple[Element, ...]) 
         slot.markdown(page_count_chip(category, on_page[category]), unsafe_allow_html=True)
 
 
-def element_details(doc: Document, element: Element) -> None:
+def element_heading(element: Element) -> None:
     category = element.category
     st.markdown(
         f"{swatch(category.colour)} **{category.label_ja} · {category.value}** · reading order {element.seq + 1}",
         unsafe_allow_html=True,  # only the swatch is HTML; the rest is our own vocabulary
     )
-    st.code(element.text or "(no text)", language=None, wrap_lines=True)
+    # a long paragraph scrolls in its box, so the tools under it stay in view
+    st.code(element.text or "(no text)", language=None, wrap_lines=True,
+            height="content" if len(element.text) <= LONG_TEXT else 180)
+
+
+def element_facts(doc: Document, element: Element) -> None:
     x0, y0, x1, y1 = element.bbox
     facts = {
         "id": element.id,
@@ -234,7 +241,7 @@ class InspectLayout:
     stays put while the fragment redraws the rest in place."""
     top: Any        # caption, navigation, edit panel, notices
     page: Any       # the page view
-    details: Any    # the selected element, under the legend
+    details: Any    # the selected element and its tools, above the legend
     below: Any      # the element table and the reading-order list
     counts: dict    # Category -> the legend's slot for its count on the page shown
 
@@ -251,8 +258,8 @@ class SelectionLayout:
 def inspect_page(doc: Document) -> None:
     top = st.container()
     page_col, side_col = st.columns([7, 3], gap="medium")
-    with side_col:
-        legend_box, details = st.container(), st.container()
+    with side_col:  # the selection first, beside the page where the reviewer clicked; the legend under it
+        details, legend_box = st.container(), st.container()
     below = st.container()
     with legend_box:
         counts = legend(doc)
@@ -305,7 +312,7 @@ def selection_fragment(doc_id: str, layout: SelectionLayout) -> None:
     page = doc.page(number)
     take_page_click(doc, number, visible_categories())
     with layout.edit:
-        edit_panel(doc, number, state.selected_element_id(doc.doc_id))  # ui/edit_panel.py (corrections)
+        edit_panel(doc, number)  # ui/edit_panel.py (corrections): modes, undo, the page's status
 
     visible = visible_categories()
     selected = state.selected_element_id(doc.doc_id)
@@ -316,12 +323,15 @@ def selection_fragment(doc_id: str, layout: SelectionLayout) -> None:
     # The side column is written first: its details reach the browser before the canvas's new
     # drawing, whose loading keeps the browser busy for a few hundred ms on a full page.
     with layout.details:
-        st.divider()
         if selected is None:
-            st.caption("Click an element on the page or pick a row in the table below to see its text "
-                       "and where it came from.")
+            st.caption("Click an element on the page or pick a row in the table below: its text, what you can "
+                       "do to it and where it came from show here. *Draw a box* adds one the parser missed.")
         else:
-            element_details(doc, next(e for e in page.elements if e.id == selected))
+            element = next(e for e in page.elements if e.id == selected)
+            element_heading(element)
+            element_tools(doc, number, element)
+            element_facts(doc, element)
+        st.divider()
     with layout.page:
         measure_column("inspect")  # "fit width" fills this column, and follows a resize
         if not editing_canvas(doc, number):  # the click was taken above (take_page_click)

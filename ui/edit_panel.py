@@ -1,10 +1,11 @@
 """Editing on the Inspect page: relabel, delete, merge, draw a box, move or resize boxes, undo/redo,
 and the page's review status. Every change is a correction event saved through core.review.corrections.
 
-    edit_panel(doc, page_number, selected_element_id)   # once, above the page view
+    edit_panel(doc, page_number)                  # once, above the page view: modes, undo, page status
+    element_tools(doc, page_number, element)      # beside the page, for the selected element
     click = None if editing_canvas(doc, page_number) else page_view(...)   # where the page view goes
 
-Select mode edits the element selected on the page view below. Draw and Move modes put a drawing
+Select mode edits the element selected on the page view. Draw and Move modes put a drawing
 canvas (streamlit-drawable-canvas, "labeled_rect" boxes) where the page view was until the reviewer
 goes back to Select. Canvas pixels and PDF points convert with core.render's functions, so a box lands
 on the same points at every zoom.
@@ -157,7 +158,10 @@ def category_label(category: Category) -> str:
     return f"{category.label_ja} · {category.value}"
 
 
-def edit_panel(doc: Document, number: int, selected: str | None) -> None:
+def edit_panel(doc: Document, number: int) -> None:
+    """The page's editing bar, above the page view. It never grows with a selection (the selected
+    element's tools are `element_tools`, beside the page): the page under it stays where the
+    reviewer clicked."""
     page = doc.page(number)
     with st.container(border=True):
         in_conflict = conflict_banner(doc.doc_id)
@@ -167,14 +171,15 @@ def edit_panel(doc: Document, number: int, selected: str | None) -> None:
             st.caption("Set your name in the sidebar (Reviewer) to edit: every correction records who made it.")
         if mode == SELECT:
             off_page_tool(doc, page)
-            element = next((e for e in page.elements if e.id == selected), None)
-            if element is None:
-                st.caption("Click an element on the page (or a row in the table) to relabel, delete or merge it; "
-                           "switch to *Draw a box* for something the parser missed.")
-            else:
-                selected_element_tools(doc, page.elements, element)
     if not in_conflict:
         remember_view(doc.doc_id)
+
+
+def element_tools(doc: Document, number: int, element: Element) -> None:
+    """What Select mode can do to the selected element: relabel, delete, its text, order, split and
+    chunk breaks, merge. Drawn beside the page, under the element's text."""
+    if st.session_state.get(MODE_KEY, SELECT) == SELECT:
+        selected_element_tools(doc, doc.page(number).elements, element)
 
 
 def editing_canvas(doc: Document, number: int) -> bool:
@@ -195,7 +200,8 @@ def toolbar(doc: Document, number: int) -> str:
     stacks = undo_state(events)
     mode_col, undo_col, redo_col, status_col, next_col = st.columns([3.2, 1, 1, 1.8, 1.6], vertical_alignment="bottom")
     st.session_state.setdefault(MODE_KEY, SELECT)
-    mode = mode_col.segmented_control("Edit", MODES, key=MODE_KEY) or SELECT
+    # labels folded into the controls keep the bar one control high, so the page starts higher
+    mode = mode_col.segmented_control("Edit", MODES, key=MODE_KEY, label_visibility="collapsed") or SELECT
     undo_redo_buttons(doc.doc_id, undo_col, redo_col, stacks)
     from core.review.status import next_page_to_review, page_statuses  # review status is computed from the log
 
@@ -203,7 +209,8 @@ def toolbar(doc: Document, number: int) -> str:
     status_key = f"rli:edit:status:{doc.doc_id}:{number}"
     # the log decides the status; the widget only shows it (and reports a change by the reviewer)
     st.session_state[status_key] = statuses[number]
-    status_col.selectbox("Page status", REVIEW_STATUSES, format_func=STATUS_LABELS.__getitem__, key=status_key,
+    status_col.selectbox("Page status", REVIEW_STATUSES, format_func=lambda s: f"Page: {STATUS_LABELS[s]}",
+                         key=status_key, label_visibility="collapsed",
                          on_change=_status_changed, args=(doc.doc_id, number, status_key, statuses[number]))
     following = next_page_to_review({**statuses, number: "reviewed"}, after=number)
     next_col.button("✓ Reviewed, next", key="rli:edit:reviewed_next", width="stretch",
@@ -264,25 +271,24 @@ def overlapping(elements: Sequence[Element], element: Element) -> list[Element]:
 
 
 def selected_element_tools(doc: Document, elements: Sequence[Element], element: Element) -> None:
+    """Laid out for the narrow side column: one control a row, buttons in pairs."""
     same_spot = overlapping(elements, element)
-    text_col, next_col = st.columns([5, 1.4], vertical_alignment="center")
-    text_col.markdown(f"**Selected:** {category_label(element.category)} · `{element.id}`")
     if same_spot:
         following = same_spot[0]
-        next_col.button(f"Next here ({len(same_spot)})", key="rli:edit:next_here", width="stretch",
-                        help=f"{len(same_spot)} other element(s) on the same spot; select {element_label(following)}",
-                        on_click=_select, args=(doc.doc_id, following.id))
+        st.button(f"Next on this spot ({len(same_spot)} more)", key="rli:edit:next_here", width="stretch",
+                  help=f"{len(same_spot)} other element(s) on the same spot; select {element_label(following)}",
+                  on_click=_select, args=(doc.doc_id, following.id))
     categories = list(Category)
-    label_col, relabel_col, delete_col = st.columns([3, 1.2, 1.2], vertical_alignment="bottom")
     picker = f"rli:edit:category:{element.id}"
-    label_col.selectbox("Category", categories, index=categories.index(element.category),
-                        format_func=category_label, key=picker)
+    st.selectbox("Category", categories, index=categories.index(element.category),
+                 format_func=category_label, key=picker)
     alike = [e for e in elements if e.category == element.category and e.id != element.id]
     all_key = f"rli:edit:all_alike:{element.id}"
     if alike:
         st.checkbox(f"Also the {len(alike)} other {element.category.value} element{'s' if len(alike) > 1 else ''} "
                     "on this page (one action, one undo)", key=all_key)
     targets = [element] + (alike if st.session_state.get(all_key) else [])
+    relabel_col, delete_col = st.columns(2)
     relabel_col.button("Relabel", key="rli:edit:relabel", type="primary", width="stretch",
                        on_click=_relabel, args=(doc.doc_id, targets, picker))
     delete_col.button("Delete", key="rli:edit:delete", width="stretch",
@@ -290,14 +296,13 @@ def selected_element_tools(doc: Document, elements: Sequence[Element], element: 
     others = [e for e in elements if e.id != element.id]
     structure_tools(doc, elements, element, save)
     if others:
-        merge_col, merge_button_col = st.columns([4.2, 1.2], vertical_alignment="bottom")
         merge_key = f"rli:edit:merge_with:{element.id}"
-        merge_col.selectbox("Merge with", [e.id for e in others], index=None, placeholder="another element on this page",
-                            format_func={e.id: element_label(e) for e in others}.__getitem__, key=merge_key)
-        merge_button_col.button("Merge", key="rli:edit:merge", width="stretch",
-                                disabled=not st.session_state.get(merge_key),
-                                help="One box around both; its text is re-read from the PDF; keeps this category",
-                                on_click=_merge, args=(doc, element, merge_key))
+        st.selectbox("Merge with", [e.id for e in others], index=None, placeholder="another element on this page",
+                     format_func={e.id: element_label(e) for e in others}.__getitem__, key=merge_key)
+        st.button("Merge", key="rli:edit:merge", width="stretch",
+                  disabled=not st.session_state.get(merge_key),
+                  help="One box around both; its text is re-read from the PDF; keeps this category",
+                  on_click=_merge, args=(doc, element, merge_key))
 
 
 def _what(elements: Sequence[Element]) -> str:

@@ -56,12 +56,12 @@ def order_tool(doc: Document, elements: Sequence[Element], element: Element, sav
     others = [e for e in elements if e.id != element.id]
     if not others:
         return
-    where_col, other_col, go_col = st.columns([1.2, 4, 1.2], vertical_alignment="bottom")
     where_key, other_key = f"rli:structure:where:{element.id}", f"rli:structure:other:{element.id}"
+    st.selectbox("in reading order, next to", [e.id for e in others], index=None,
+                 placeholder="another element on this page",
+                 format_func={e.id: element_label(e) for e in others}.__getitem__, key=other_key)
+    where_col, go_col = st.columns(2, vertical_alignment="bottom")
     where_col.selectbox("Move", (BEFORE, AFTER), key=where_key)
-    other_col.selectbox("in reading order, next to", [e.id for e in others], index=None,
-                        placeholder="another element on this page",
-                        format_func={e.id: element_label(e) for e in others}.__getitem__, key=other_key)
     go_col.button("Move", key=f"rli:structure:reorder:{element.id}", width="stretch",
                   disabled=not st.session_state.get(other_key),
                   on_click=_reorder, args=(doc.doc_id, element, where_key, other_key, save))
@@ -78,13 +78,12 @@ def split_tool(doc: Document, element: Element, save) -> None:
     lines = element_lines(element)
     if len(lines) < 2:
         return
-    at_col, go_col = st.columns([5.2, 1.2], vertical_alignment="bottom")
     key = f"rli:structure:split_at:{element.id}"
-    at_col.selectbox("Split after line", list(range(1, len(lines))), key=key,
-                     format_func=lambda n: f"{n}: {shorten(lines[n - 1][1], 50)}")
-    go_col.button("Split", key=f"rli:structure:split:{element.id}", width="stretch",
-                  help="The first lines stay in this box; the rest become a new box of the same category",
-                  on_click=_split, args=(doc.doc_id, element, key, save))
+    st.selectbox("Split after line", list(range(1, len(lines))), key=key,
+                 format_func=lambda n: f"{n}: {shorten(lines[n - 1][1], 50)}")
+    st.button("Split", key=f"rli:structure:split:{element.id}", width="stretch",
+              help="The first lines stay in this box; the rest become a new box of the same category",
+              on_click=_split, args=(doc.doc_id, element, key, save))
 
 
 def _split(doc_id: str, element: Element, key: str, save) -> None:
@@ -97,11 +96,10 @@ def chunk_tool(doc: Document, element: Element, save) -> None:
     wish = element.attr(CHUNK_WISH)
     if wish:
         st.caption(f"Chunks: {WISH_LABELS.get(wish, wish)} (undo to take it back)")
-    break_col, join_col = st.columns(2)
-    break_col.button("Start a new chunk here", key=f"rli:structure:break:{element.id}", width="stretch",
-                     disabled=wish == BREAK, on_click=save,
-                     args=(doc.doc_id, [{"kind": "chunk_break", "before": element.id}], "A chunk now starts here"))
-    join_col.button("Keep with the chunk before", key=f"rli:structure:join:{element.id}", width="stretch",
-                    disabled=wish == JOIN, on_click=save,
-                    args=(doc.doc_id, [{"kind": "join_chunks", "before": element.id}],
-                          "Kept with the chunk before it"))
+    st.button("Start a new chunk here", key=f"rli:structure:break:{element.id}", width="stretch",
+              disabled=wish == BREAK, on_click=save,
+              args=(doc.doc_id, [{"kind": "chunk_break", "before": element.id}], "A chunk now starts here"))
+    st.button("Keep with the chunk before", key=f"rli:structure:join:{element.id}", width="stretch",
+              disabled=wish == JOIN, on_click=save,
+              args=(doc.doc_id, [{"kind": "join_chunks", "before": element.id}],
+                    "Kept with the chunk before it"))

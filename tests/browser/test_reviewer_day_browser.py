@@ -197,3 +197,33 @@ def test_the_forms_legend_uses_the_colours_the_page_draws(app_server, chromium):
     finally:
         context.close()
 
+
+
+# ---- the page stays put: a selection's tools and details show beside it ------------------------------
+@pytest.mark.parametrize("width, height", [(1400, 900), (1920, 1080)])
+def test_a_click_leaves_the_page_in_place_and_shows_the_element_and_its_tools_beside_it(app_server, chromium, width, height):
+    context, page = new_page(chromium, width, height)
+    try:
+        first_visit(page, app_server)
+        name = page.get_by_placeholder("your name")
+        name.fill("校正者")
+        name.press("Enter")
+        settle(page)
+        _, doc = sample(app_server)
+        page_one = doc.page(1)
+        canvas = stable_canvas(page)
+        before = canvas.bounding_box()
+        assert before["y"] < 0.4 * height, f"the page image starts at y={before['y']:.0f} of {height}"
+        # the topmost text on the page, so the click needs no scrolling
+        target = min((e for e in page_one.elements if e.text.strip() and e.category != Category.DECORATIVE),
+                     key=lambda e: e.bbox[1])
+        canvas_click(page, target.bbox, page_one.width)
+        page.get_by_text(target.id).first.wait_for(timeout=STEP_TIMEOUT_MS)
+        settle(page)
+        after = canvas.bounding_box()
+        assert abs(after["y"] - before["y"]) <= 2, f"the page moved from y={before['y']:.0f} to {after['y']:.0f}"
+        code = page.locator("[data-testid='stCode']").filter(has_text=target.text.strip().splitlines()[0][:12]).first
+        assert in_viewport(page, code), "the selected element's text is below the fold"
+        assert in_viewport(page, page.get_by_role("button", name="Relabel", exact=True))
+    finally:
+        context.close()
