@@ -246,7 +246,10 @@ def forms_page(doc: Document) -> None:
     page_turner(doc, number, key="forms")
     fields = [f for f in all_fields if f.page == number]
     index = doc.element_index()
-    mode = st.radio("Click on the page to", (TOGGLE, PAIR), horizontal=True, key="rli:forms:mode")
+    mode_col, legend_col = st.columns([3, 5], vertical_alignment="bottom")  # one row: the page starts higher
+    mode = mode_col.radio("Click on the page to", (TOGGLE, PAIR), horizontal=True, key="rli:forms:mode")
+    with legend_col:
+        legend()
     # Clicks are handled before the overlays are drawn, in the mode they were made in (the radio's
     # value is already this run's), every one in order: a key and its value clicked faster than a
     # rerun both count. A toggle reruns at once on the new log (a second toggle in the same
@@ -257,7 +260,6 @@ def forms_page(doc: Document) -> None:
     boxes, lines = field_overlays(fields, picked(doc.doc_id) if mode == PAIR else (None, None), index)
     page_col, side_col = st.columns([7, 3], gap="medium")
     with page_col:
-        legend()
         measure_column("inspect")  # the same [7, 3] page column as Inspect: one width
         page_view(doc, number, zoom=state.zoom(doc.page(number), view="inspect"), key="forms", elements=[],
                   boxes=boxes, lines=lines)
