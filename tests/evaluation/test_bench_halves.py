@@ -34,3 +34,30 @@ def test_option_overrides_a_retriever_field_and_refuses_unknown_names():
     assert rq.retriever_options(parser, ["bm25_b=0.5", "bm25_number_weight=3"]).bm25_b == 0.5
     with pytest.raises(SystemExit):
         rq.retriever_options(parser, ["bm25_bb=0.5"])
+
+
+def _chunk(chunk_id: str, start: int, end: int):
+    from core.model import Chunk
+    return Chunk(id=chunk_id, text="本文", doc_id="d", source="d.pdf", start_page=start, end_page=end,
+                 section_path=(), source_categories=(), atomic=False, refs=(), policy="p")
+
+
+def _result(first, second):
+    from core.evaluation.retrieval import RetrievedChunk
+    from core.evaluation.scoring import EvidenceUnit, Question, score_question
+
+    question = Question("q", "問い", "d", (EvidenceUnit("d", None, 3, "page", "本文"),))
+    ranked = [RetrievedChunk(c, 1.0 / rank, rank) for rank, c in enumerate((first, second), start=1)]
+    return score_question(question, ranked, [first, second], (1, 5, 10), rq.BUDGETS)
+
+
+def test_a_first_chunk_of_several_pages_hits_each_page_but_is_divided_by_its_span():
+    wide = _result(_chunk("wide", 2, 5), _chunk("exact", 3, 3))  # pages 2-5 cover the evidence's page 3
+    exact = _result(_chunk("exact", 3, 3), _chunk("wide", 2, 5))
+    miss = _result(_chunk("other", 7, 7), _chunk("exact", 3, 3))
+    assert wide.levels["page"].hit[1] == exact.levels["page"].hit[1] == 1.0  # page hit@1 itself is unchanged
+    assert rq.first_chunk_pages([wide]) == (4.0, 0.25)
+    assert rq.first_chunk_pages([exact]) == (1.0, 1.0)
+    assert rq.first_chunk_pages([wide, exact, miss]) == (2.0, round(1.25 / 3, 3))
+    row = rq.figures([wide, exact, miss], "default · bm25")
+    assert (row["page_hit@1"], row["pages@1"], row["page_hit@1/pages"]) == (round(2 / 3, 4), 2.0, 0.417)
