@@ -50,6 +50,7 @@ class Unit:
     rows: tuple[BBox, ...] = ()  # a paragraph unit's line boxes (a label is often its last line)
     size: float = 0.0  # font size of its text, when known (a filled-in value is set apart from captions)
     font: str = ""  # its text's main font, when known (same purpose)
+    comb: bool = False  # characters printed one per equal cell (join_comb_cells): typed into a comb field
 
     @property
     def height(self) -> float:
@@ -334,7 +335,7 @@ def join_comb_cells(units: Sequence[Unit], r: Rulings) -> list[Unit]:
                     box, _ends(run[0])[0], found[0], [w for w in spaced if w not in run]):
                 text = "".join(run[0].text.split()) + "".join(
                     (" " if k > 1 else "") + "".join(w.text.split()) for k, w in zip(found[1], run[1:]))
-                joined[u.id] = replace(u, id=f"{u.id}~comb", bbox=box, text=text)
+                joined[u.id] = replace(u, id=f"{u.id}~comb", bbox=box, text=text, comb=True)
                 taken.update(w.id for w in run)
                 break
             run.pop()

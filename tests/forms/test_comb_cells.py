@@ -65,3 +65,13 @@ def test_a_grid_of_one_letter_cells_is_left_as_it_is():
     doc, _ = ingest_document(_letter_grid(), "grid.pdf", "fast")
     texts = [u.text for u in document_units(doc)[1]]
     assert not any(t in ("CLL", "LL", "UXC", "CCC") for t in texts)
+
+
+@pytest.mark.parametrize("engine", ["fast", "layout"])
+def test_a_comb_value_of_letters_is_the_value_of_its_caption_not_a_key(engine):
+    from bench.forms import ingest_fields
+
+    fields = ingest_fields(_comb_form(("1,234.56", "7004-B", "A. Lee")), "comb.pdf", engine)
+    pairs = {(f.key, f.value) for f in fields}
+    assert {("Field 1", "1,234.56"), ("Field 2", "7004-B"), ("Field 3", "A. Lee")} <= pairs
+    assert not any(f.key == "A. Lee" for f in fields)
