@@ -23,7 +23,9 @@ and ticks some boxes, then bakes: values now sit in the boxes, so telling a fill
 printed caption is measured too. Forms are the real ones in pdfs/forms/ plus `--corpus N` of the
 widget corpus (those with at least three text widgets). A form is in the *tune* half when its
 misses were read while writing the pairing rules (`STUDIED`) or it is the same form as one (a twin
-by its printed words); every other form is *hold-out*, and its misses are not printed unless asked
+by its printed words), or it is one of the widget corpus's forms with a comb field or three marks or
+more (`trait_forms`: the widget kinds the clean hold-out has and the studied forms lacked; `--traits 0`
+leaves them out); every other form is *hold-out*, and its misses are not printed unless asked
 (`--show-hold-out`), so looking at them is a choice the note must own. The summary gives the mean
 per-form value F1, key agreement and state accuracy of each half, engine and variant.
 
@@ -590,15 +592,17 @@ def printed_words(path: Path) -> frozenset[str]:
         return frozenset(w for page in doc if page.first_widget for w in page.get_text().split())
 
 
-def halves(paths: Sequence[Path]) -> dict[str, str]:
-    """File name → tune or hold-out: tune when studied or a twin of a studied form, else hold-out."""
+def halves(paths: Sequence[Path], tune: frozenset[str] = frozenset()) -> dict[str, str]:
+    """File name → tune or hold-out: tune when studied, named in `tune` (trait_forms) or a twin of a
+    studied form, else hold-out."""
     words = {p.name: printed_words(p) for p in paths}
     studied = [words[n] for n in words if n in STUDIED]
 
     def twin(a: frozenset[str], b: frozenset[str]) -> bool:
         return bool(a | b) and len(a & b) / len(a | b) >= TWIN_WORDS
 
-    return {n: "tune" if n in STUDIED or any(twin(w, s) for s in studied) else "hold-out" for n, w in words.items()}
+    return {n: "tune" if n in STUDIED or n in tune or any(twin(w, s) for s in studied) else "hold-out"
+            for n, w in words.items()}
 
 
 EXTRA_MANIFEST = ROOT / "bench" / "forms_extra.tsv"
@@ -635,6 +639,27 @@ def corpus_forms(n: int) -> list[Path]:
             out.append(path)
         if len(out) >= n:
             break
+    return out
+
+
+COMB = 1 << 24  # text field flag: the value is printed one character per equal cell (with /MaxLen)
+TRAIT_MARKS = 3  # check boxes and radio options from which a form trains the reading of marks
+
+
+def trait_forms() -> list[Path]:
+    """Widget-corpus files with a comb text field, or with TRAIT_MARKS check boxes / radio options or
+    more: the widget kinds the clean hold-out showed the tune half lacked (values printed cell by cell,
+    rows of marks). They join the tune half whatever their printed words (a comb value or a tick is
+    scored in its box, caption or not). Chosen by widget counts alone, before any result was read."""
+    out: list[Path] = []
+    for path in sorted(CORPUS_DIR.glob("*.pdf")) if CORPUS_DIR.is_dir() else ():
+        with pymupdf.open(path) as doc:
+            widgets = [w for page in doc for w in page.widgets()]
+        combs = sum(1 for w in widgets if w.field_type == pymupdf.PDF_WIDGET_TYPE_TEXT
+                    and (w.field_flags or 0) & COMB and w.text_maxlen)
+        marks = sum(1 for w in widgets if w.field_type_string in MARK_WIDGETS)
+        if combs or marks >= TRAIT_MARKS:
+            out.append(path)
     return out
 
 
@@ -742,6 +767,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engine", default="fast", choices=("fast", "layout", "both"))
     parser.add_argument("--variant", default="both", choices=("empty", "filled", "both"))
     parser.add_argument("--corpus", type=int, default=12, help="widget-corpus forms to add (0: pdfs/forms only)")
+    parser.add_argument("--traits", type=int, default=1, choices=(0, 1),
+                        help="1: add the widget-corpus forms with comb fields or rows of marks to the tune half "
+                             "(trait_forms); 0: the tune half as it was before them")
     parser.add_argument("--only", default="", help="substring of the file names to run (while developing)")
     parser.add_argument("--misses", type=int, default=8, help="misses / extras / wrong states to print per file")
     parser.add_argument("--show-hold-out", action="store_true", help="print the hold-out forms' misses too")
@@ -765,12 +793,14 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"(sample form missing: run python sample_docs/generate.py) {SAMPLE}")
     forms = (sorted(FORMS_DIR.glob("*.pdf")) if FORMS_DIR.is_dir() else []) + corpus_forms(args.corpus)
+    traits = trait_forms() if args.corpus and args.traits else []
+    forms += [p for p in traits if p not in forms]
     forms = [p for p in forms if args.only in p.name]
     extras = extra_forms(args.extra_forms) if args.extra_forms else []
     if not forms:
         print(f"(real forms not found at {FORMS_DIR}; only the sample is measured)")
     extras = [p for p in extras if args.only in p.name]
-    half_of = halves(forms) | {p.name: "new" for p in extras}
+    half_of = halves(forms, frozenset(p.name for p in traits)) | {p.name: "new" for p in extras}
     forms = [p for p in forms + extras if args.half in ("all", half_of[p.name])]
     quiet: set[str] = set()  # hold-out scores: figures only
     rows: list[Row] = []

@@ -152,6 +152,8 @@ def key_like(u: Unit, form_page: bool = True, max_chars: int = MAX_KEY_CHARS) ->
     categories = KEY_CATEGORIES + ((C.PICTURE, C.DOCUMENT_INDEX) if form_page else ())
     if not text or u.category not in categories or u.kind != "text":
         return False
+    if u.comb:
+        return False  # printed one character per cell: typed into a comb field, never its caption
     if not WORDY.search(text) and not YEAR_PREFIX.match(text.strip()):
         return False
     latin = not any(0x3000 <= ord(ch) <= 0x9FFF or 0xFF00 <= ord(ch) <= 0xFFEF for ch in text)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Mapping, Sequence
 
 from core.categories import Category
-from core.forms.rulings import cell_at, page_rulings
+from core.forms.rulings import Rulings, cell_at, open_row_at, page_rulings
 from core.geometry import contains, overlap_area, vertical_overlap
 from core.headings import heading_level
 from core.memo import page_memo
@@ -50,6 +50,7 @@ class Unit:
     rows: tuple[BBox, ...] = ()  # a paragraph unit's line boxes (a label is often its last line)
     size: float = 0.0  # font size of its text, when known (a filled-in value is set apart from captions)
     font: str = ""  # its text's main font, when known (same purpose)
+    comb: bool = False  # characters printed one per equal cell (join_comb_cells): typed into a comb field
 
     @property
     def height(self) -> float:
@@ -221,7 +222,126 @@ def page_units(doc: Document, page: Page) -> tuple[Unit, ...]:
                                 font=font))
     reviewed = {e.id for e in page.elements if "reviewer:set_selection" in e.rules}
     dingbats = {e.id for e in page.elements if any("dingbat" in str(f).lower() for f in (e.attr("fonts") or ()))}
+    out = join_comb_cells(out, page_rulings(doc, page)) if any(_SPACED.match(u.text) for u in out) else out
     return _lone_ticks(_ticks_inside(out, reviewed, dingbats), dingbats)
+
+
+# ---- comb fields ---------------------------------------------------------------------------------
+# A comb field prints its value one character per equal cell: the page reader sees characters set
+# far apart ("1 , 2 3 4 . 5 6") and breaks them into several lines or elements where a narrow glyph
+# leaves a wider gap. Joined back, they are the one value typed into the field.
+_SPACED = re.compile(r"^\S(?:\s+\S)*$")  # single characters set apart (or one character alone)
+COMB_PITCH = 0.9  # cell pitch over font size, at least: wider than a glyph, so the page reader spaced them
+COMB_TOLERANCE = 0.25  # how far (share of the pitch) a character's centre may sit off its cell's
+COMB_EMPTY_CELLS = 2  # empty cells (spaces typed in the value) allowed between two characters
+GLYPH = 0.45  # a glyph's estimated width over the font size (a line keeps its box, not its glyphs')
+
+
+def _ends(u: Unit) -> tuple[float, float]:
+    """Estimated centres of a spaced unit's first and last characters (a glyph's half-width in
+    from its box's edges; exact for a unit of one character)."""
+    n = len(u.text.split())
+    x0, x1 = u.bbox[0], u.bbox[2]
+    if n == 1:
+        return (x0 + x1) / 2, (x0 + x1) / 2
+    glyph = min(GLYPH * (u.size or u.height), (x1 - x0) / n)
+    return x0 + glyph / 2, x1 - glyph / 2
+
+
+def _cells_of(run: Sequence[Unit], size: float) -> tuple[float, list[int]] | None:
+    """(cell pitch, cells between each two units) when the run's characters sit one per equal cell
+    at least COMB_PITCH font sizes wide; None otherwise. A unit of several characters spans at
+    least as many cells as it has characters, a few more when a typed space inside it left a cell
+    empty (the page reader keeps one space there either way)."""
+    ends = [_ends(u) for u in run]
+    counts = [len(u.text.split()) for u in run]
+    spans = [(b - a, n - 1) for (a, b), n in zip(ends, counts) if n > 1]  # (distance, characters - 1)
+    gaps = [b[0] - a[1] for a, b in zip(ends, ends[1:])]
+    steps = gaps + [d / k for d, k in spans]
+    if sum(counts) < 3 or min(steps) <= 0:
+        return None
+    first = min(steps)
+    cells = [max(1, round(g / first)) for g in gaps]
+    inner = [max(k, round(d / first)) for d, k in spans]
+    pitch = (sum(gaps) + sum(d for d, _ in spans)) / (sum(cells) + sum(inner))
+    if pitch < COMB_PITCH * size:
+        return None
+    off = [abs(g / pitch - k) for g, k in zip(gaps, cells)] + [abs(d / pitch - k) for (d, _), k in zip(spans, inner)]
+    if max(off) > COMB_TOLERANCE or max(cells) > COMB_EMPTY_CELLS + 1 or any(
+            k - n > COMB_EMPTY_CELLS for (_, n), k in zip(spans, inner)):
+        return None
+    return pitch, cells
+
+
+COMB_RULE_ROWS = 3.0  # a comb's cell rule is at most this many text heights tall; a table's runs on
+
+
+def _framed(r: Rulings, box: BBox, run: Sequence[Unit]) -> bool:
+    """The characters sit in a box the page prints: one closed box or one ruled row around them
+    all, or a cell rule between each two units that stops at the box (a comb's printed cells; the
+    rules of a table's grid of one-letter cells run on through its rows)."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    for frame in (cell_at(r, cx, cy), open_row_at(r, cx, cy)):
+        if frame is not None and contains(frame, box, 2.0):
+            return True
+    tall = COMB_RULE_ROWS * (box[3] - box[1])
+    return all(any(a.bbox[2] - 1 < x < b.bbox[0] + 1 and y0 - 1 <= cy <= y1 + 1 and y1 - y0 <= tall for x, y0, y1 in r.v)
+               for a, b in zip(run, run[1:]))
+
+
+GRID_ROW = 1.5  # text heights from row to row below which stacked rows of cells are one grid
+
+
+def _in_letter_grid(box: BBox, start: float, pitch: float, others: Sequence[Unit]) -> bool:
+    """Spaced characters in the row just above or below, on the same cells: a grid of one-letter
+    cells (a table of codes, a puzzle), not a field typed one character per cell."""
+    height = box[3] - box[1]
+    mid = (box[1] + box[3]) / 2
+    for u in others:
+        step = abs((u.bbox[1] + u.bbox[3]) / 2 - mid)
+        if not 0.5 * height < step < GRID_ROW * height or u.bbox[2] < box[0] - pitch or u.bbox[0] > box[2] + pitch:
+            continue
+        if all(abs(k - round(k)) <= COMB_TOLERANCE for k in ((c - start) / pitch for c in _ends(u))):
+            return True
+    return False
+
+
+def _comb_run(first: Unit, spaced: Sequence[Unit], taken: set[str]) -> list[Unit]:
+    """The spaced units after `first` on its row, in its size and font, left to right."""
+    run = [first]
+    for v in sorted((v for v in spaced if v.id not in taken and v.bbox[0] >= first.bbox[2] - 0.5),
+                    key=lambda v: v.bbox[0]):
+        last = run[-1]
+        if v.bbox[0] >= last.bbox[2] - 0.5 and same_row(last.bbox, v.bbox) and same_style(last, v):
+            run.append(v)
+    return run
+
+
+def join_comb_cells(units: Sequence[Unit], r: Rulings) -> list[Unit]:
+    """Runs of spaced characters on one row, in one size and font, whose characters sit one per
+    equal cell inside a printed box: one unit each, its text the characters (an empty cell between
+    two units is a space)."""
+    spaced = [u for u in units if u.kind == "text" and _SPACED.match(u.text)]
+    joined: dict[str, Unit] = {}
+    taken: set[str] = set()
+    for u in sorted(spaced, key=lambda u: (u.bbox[1], u.bbox[0])):
+        if u.id in taken:
+            continue
+        run = _comb_run(u, spaced, taken | {u.id})
+        while len(run) >= 2:  # the longest run from u that is one comb value
+            found = _cells_of(run, max(w.size for w in run) or run[0].height)
+            box = union_box(w.bbox for w in run)
+            if found is not None and _framed(r, box, run) and not _in_letter_grid(
+                    box, _ends(run[0])[0], found[0], [w for w in spaced if w not in run]):
+                text = "".join(run[0].text.split()) + "".join(
+                    (" " if k > 1 else "") + "".join(w.text.split()) for k, w in zip(found[1], run[1:]))
+                joined[u.id] = replace(u, id=f"{u.id}~comb", bbox=box, text=text, comb=True)
+                taken.update(w.id for w in run)
+                break
+            run.pop()
+    if not joined:
+        return list(units)
+    return [joined.get(u.id, u) for u in units if u.id in joined or u.id not in taken]
 
 
 MARGIN_CATEGORIES = (C.PAGE_HEADER, C.PAGE_FOOTER)

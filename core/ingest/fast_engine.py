@@ -99,6 +99,8 @@ def fast_drafts(facts: PageFacts, body: float, largest: float) -> list[Draft]:
                 continue  # a panel of text on a coloured background, not a figure
             if len(inside) >= FORM_LINES and is_ruled_area(facts.vectors, box):
                 continue  # a ruled form area holding its text: text elements (and rulings), not a picture
+            if holds_check_boxes(facts, box):
+                continue  # a form row drawn around its check boxes: text, and the boxes as marks
             if facts.widgets:
                 # on a form page a drawn box is a button face or a field's frame: its caption is one
                 # of the form's labels, so it stays text (the drawing stays a picture of its own)
@@ -135,6 +137,26 @@ def fast_drafts(facts: PageFacts, body: float, largest: float) -> list[Draft]:
                                  [d.bbox for d in drafts if d.category is Category.PICTURE]
                                  + [b for b, _ in facts.images]))
     return drafts
+
+
+CHECK_BOXES = 2  # outlined squares a vector "figure" holds before it is a form row of check boxes
+
+
+CHECK_BOX_ASPECT = 1.2  # longer side over shorter: a check box is square, a drawn page icon is not
+
+
+def holds_check_boxes(facts: PageFacts, box: BBox) -> bool:
+    """A vector "figure" over no image that holds outlined squares, apart from one another and one of
+    them at least empty: a form's check boxes with the frame drawn around them (a ticked box is a
+    filled square). A chart's legend keys are all filled; a diagram's stacked frames overlap."""
+    if any(overlap_area(b, box) > 0.5 * area(b) for b, _ in facts.images):
+        return False
+    inside = [(b, filled) for b, filled in facts.vectors.squares if overlap_area(b, box) > 0.5 * area(b)]
+    if any(max(b[2] - b[0], b[3] - b[1]) > CHECK_BOX_ASPECT * max(min(b[2] - b[0], b[3] - b[1]), 0.1)
+           for b, _ in inside):
+        return False
+    apart = all(overlap_area(a, b) == 0 for i, (a, _) in enumerate(inside) for b, _ in inside[i + 1:])
+    return len(inside) >= CHECK_BOXES and apart and not all(filled for _, filled in inside)
 
 
 def _merge_line_fragments(segments: list[list[Line]]) -> list[list[Line]]:

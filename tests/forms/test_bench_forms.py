@@ -105,3 +105,32 @@ def test_the_ingest_report_names_no_hold_out_form():
     text = "\n".join(ingest_report(audits))
     assert "studied.pdf" in text and "unseen.pdf" not in text
     assert "hold-out forms taken for a form 0/1" in text and "split over units x1" in text
+
+
+def _form_with(tmp_path, name: str, texts: int = 0, combs: int = 0, boxes: int = 0) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for n in range(texts + combs + boxes):
+        w = pymupdf.Widget()
+        w.field_name, w.rect = f"f{n}", pymupdf.Rect(72, 72 + 30 * n, 272, 90 + 30 * n)
+        if n < texts + combs:
+            w.field_type = pymupdf.PDF_WIDGET_TYPE_TEXT
+            if n >= texts:
+                w.text_maxlen, w.field_flags = 9, 1 << 24
+        else:
+            w.field_type, w.rect = pymupdf.PDF_WIDGET_TYPE_CHECKBOX, pymupdf.Rect(72, 72 + 30 * n, 84, 84 + 30 * n)
+        page.add_widget(w)
+    doc.save(tmp_path / name)
+
+
+def test_forms_with_comb_fields_or_rows_of_marks_join_the_tune_half(tmp_path, monkeypatch):
+    import bench.forms as bf
+
+    _form_with(tmp_path, "plain.pdf", texts=5, boxes=2)
+    _form_with(tmp_path, "comb.pdf", texts=1, combs=1)
+    _form_with(tmp_path, "marks.pdf", boxes=3)
+    monkeypatch.setattr(bf, "CORPUS_DIR", tmp_path)
+    chosen = [p.name for p in bf.trait_forms()]
+    assert chosen == ["comb.pdf", "marks.pdf"]
+    assert bf.halves([tmp_path / n for n in ("plain.pdf", "comb.pdf")], frozenset(chosen)) == {
+        "plain.pdf": "hold-out", "comb.pdf": "tune"}
