@@ -28,6 +28,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from core.categories import Category
 from core.model import BBox, Element, Page
+from core.settings import usable_cores
 
 MIN_ZOOM, MAX_ZOOM = 0.1, 8.0
 POINT_DECIMALS = 2  # stored bboxes are rounded to 0.01 pt (core.model.make_bbox); conversions honour it
@@ -639,12 +640,16 @@ def interactive_view(
 
     The JSON is made on a helper thread while this one encodes the JPEG (the encoder lets go of the
     GIL, the JSON is pure Python), so a first view costs the render, then the longer of the two, on
-    a machine with a core to spare. A cached page image has no encode to wait in: the JSON is then
-    made here, as it is whenever the helper has not picked it up by the time it is needed."""
+    a machine with a core to spare: bench/render.py view 1.38x -> 1.33x at load 0.2-1.1 on 2 cores,
+    but 0.01-0.03x dearer when other processes keep both cores busy. A cached page image has no
+    encode to wait in: the JSON is then made here, as it is whenever the helper has not picked it up
+    by the time it is needed, and always when this process may use one core only."""
     zoom = _check_zoom(zoom)
     boxes, lines = tuple(boxes), tuple(lines)  # read on the helper thread: the caller's lists must not change under it
     drawing = _Beside(lambda: fabric_drawing(boxes, lines, zoom=zoom, size=size))
-    return page_image_bytes(pdf_path, page, zoom, while_waiting=drawing.start), drawing.result()
+    # With one core (RLI_CORES=1) the helper could only take turns with the encode: a loss
+    hand_over = drawing.start if usable_cores() > 1 else None
+    return page_image_bytes(pdf_path, page, zoom, while_waiting=hand_over), drawing.result()
 
 
 class _Beside:

@@ -336,6 +336,30 @@ def test_the_interactive_view_raises_what_its_json_raises(pdf_path):
                          [Box((10, 10, 50, 50), "#12345", "x")])
 
 
+def test_the_view_json_is_made_beside_the_encode_unless_the_process_has_one_core(pdf_path, monkeypatch):
+    import threading
+
+    from core.render import interactive_view
+
+    class ReadWhere(list):  # a line given as a list: records the thread fabric_drawing reads it on
+        def __init__(self, *args):
+            super().__init__(*args)
+            self.readers: list[str] = []
+
+        def __iter__(self):
+            self.readers.append(threading.current_thread().name)
+            return super().__iter__()
+
+    page = Page(number=2, width=595, height=842)
+    for cores, made_on in (("2", "rli-view-helper"), ("1", threading.current_thread().name)):
+        monkeypatch.setenv("RLI_CORES", cores)
+        clear_caches()  # a page not made yet; at zoom 4 its encode takes tens of milliseconds
+        line = ReadWhere([(10, 10), (90, 90), "#ff0000"])
+        _, drawing = interactive_view(pdf_path, page, 4.0, lines=[line])
+        assert line.readers == [made_on], cores
+        assert [o["type"] for o in drawing["objects"]] == ["Line", "Polygon"]
+
+
 def test_a_call_handed_to_the_helper_is_made_there_while_the_caller_waits_and_once():
     import threading
     import time as _time
