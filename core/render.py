@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import io
 import math
+import queue
 import threading
 import time
 from collections import OrderedDict
@@ -27,6 +28,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from core.categories import Category
 from core.model import BBox, Element, Page
+from core.settings import usable_cores
 
 MIN_ZOOM, MAX_ZOOM = 0.1, 8.0
 POINT_DECIMALS = 2  # stored bboxes are rounded to 0.01 pt (core.model.make_bbox); conversions honour it
@@ -572,11 +574,14 @@ def _jpeg(rgb: Any, kind: str) -> bytes:
     return simplejpeg.encode_jpeg(rgb, quality=JPEG_QUALITY, colorspace="RGB", colorsubsampling=subsampling)
 
 
-def _pixmap_jpeg(pix: Any, kind: str) -> bytes:
+def _pixmap_jpeg(pix: Any, kind: str, while_encoding: Callable[[], None] | None = None) -> bytes:
     import numpy as np
 
     rows = np.frombuffer(pix.samples_mv, dtype=np.uint8).reshape(pix.height, pix.stride)
-    return _jpeg(np.ascontiguousarray(rows[:, :pix.width * 3]).reshape(pix.height, pix.width, 3), kind)
+    rgb = np.ascontiguousarray(rows[:, :pix.width * 3]).reshape(pix.height, pix.width, 3)
+    if while_encoding is not None:
+        while_encoding()
+    return _jpeg(rgb, kind)
 
 
 def render_page_png(pdf_path: str | Path, page_number: int, zoom: float) -> bytes:
@@ -588,10 +593,15 @@ _in_flight: dict[tuple, threading.Event] = {}  # page images being made now, so 
 _in_flight_lock = threading.Lock()
 
 
-def page_image_bytes(pdf_path: str | Path | None, page: Page, zoom: float, fmt: str = "PAGE_JPEG") -> bytes:
+def page_image_bytes(pdf_path: str | Path | None, page: Page, zoom: float, fmt: str = "PAGE_JPEG",
+                     *, while_waiting: Callable[[], None] | None = None) -> bytes:
     """The bare page, encoded once per (PDF, page, zoom, format) and cached: the background of an
     interactive view, whose boxes are drawn by the browser (`fabric_drawing`). A page that
-    `prefetch_pages` is making right now is waited for, not made a second time."""
+    `prefetch_pages` is making right now is waited for, not made a second time.
+
+    `while_waiting` is called once, just before this thread lets go of the GIL for a while (the
+    JPEG encode of a page not made yet, or the wait for a prefetch making it), so other Python
+    work can run meanwhile; a cached page calls it never."""
     zoom = _check_zoom(zoom)
     key = _page_key(pdf_path, page, zoom, fmt)
     while True:
@@ -603,9 +613,12 @@ def page_image_bytes(pdf_path: str | Path | None, page: Page, zoom: float, fmt: 
             if running is None:
                 _in_flight[key] = threading.Event()
                 break
+        if while_waiting is not None:
+            while_waiting()
+            while_waiting = None
         running.wait(timeout=60)
     try:
-        data = _bare_page_bytes(pdf_path, page, zoom, fmt)
+        data = _bare_page_bytes(pdf_path, page, zoom, fmt, while_waiting)
         _views.put(key, data)
         return data
     finally:
@@ -625,19 +638,81 @@ def interactive_view(
     """What a clickable page view sends: the bare page image (`page_image_bytes`) and its boxes as
     canvas JSON (`fabric_drawing`).
 
-    Both on the caller's thread. Making the JSON on a helper thread while the JPEG encodes (the
-    encoder releases the GIL) measured no faster on the shared 2-core machine (bench/render.py)."""
+    The JSON is made on a helper thread while this one encodes the JPEG (the encoder lets go of the
+    GIL, the JSON is pure Python), so a first view costs the render, then the longer of the two, on
+    a machine with a core to spare: bench/render.py view 1.38x -> 1.33x at load 0.2-1.1 on 2 cores,
+    but 0.01-0.03x dearer when other processes keep both cores busy. A cached page image has no
+    encode to wait in: the JSON is then made here, as it is whenever the helper has not picked it up
+    by the time it is needed, and always when this process may use one core only."""
     zoom = _check_zoom(zoom)
-    return page_image_bytes(pdf_path, page, zoom), fabric_drawing(boxes, lines, zoom=zoom, size=size)
+    boxes, lines = tuple(boxes), tuple(lines)  # read on the helper thread: the caller's lists must not change under it
+    drawing = _Beside(lambda: fabric_drawing(boxes, lines, zoom=zoom, size=size))
+    # With one core (RLI_CORES=1) the helper could only take turns with the encode: a loss
+    hand_over = drawing.start if usable_cores() > 1 else None
+    return page_image_bytes(pdf_path, page, zoom, while_waiting=hand_over), drawing.result()
 
 
-def _bare_page_bytes(pdf_path: str | Path | None, page: Page, zoom: float, fmt: str) -> bytes:
+class _Beside:
+    """One call made by a helper thread while the caller waits in C code that lets go of the GIL, or
+    by the caller itself when that wait never came or the helper was busy: whoever gets to it first.
+    Streamlit serves sessions on threads of their own, so two views may meet here; neither waits
+    for the other's JSON."""
+
+    def __init__(self, call: Callable[[], Any]):
+        self._call = call
+        self._taken = threading.Lock()  # held by whichever thread makes the call
+        self._done = threading.Event()
+        self._value: Any = None
+        self._error: BaseException | None = None
+
+    def start(self) -> None:
+        """Hand the call to the helper (from a thread about to wait with the GIL let go)."""
+        _helper_queue().put(self)
+
+    def run(self) -> None:
+        if not self._taken.acquire(blocking=False):
+            return  # the caller made it already
+        try:
+            self._value = self._call()
+        except BaseException as error:  # given to the caller in result()
+            self._error = error
+        finally:
+            self._done.set()
+
+    def result(self) -> Any:
+        self.run()  # made here unless the helper has it
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
+_helper_lock = threading.Lock()
+_helper: list[queue.SimpleQueue] = []  # the one helper thread's work queue, once started
+
+
+def _helper_queue() -> queue.SimpleQueue:
+    with _helper_lock:
+        if not _helper:
+            jobs: queue.SimpleQueue = queue.SimpleQueue()
+            threading.Thread(target=_helper_loop, args=(jobs,), name="rli-view-helper", daemon=True).start()
+            _helper.append(jobs)
+        return _helper[0]
+
+
+def _helper_loop(jobs: queue.SimpleQueue) -> None:
+    while True:
+        jobs.get().run()
+
+
+def _bare_page_bytes(pdf_path: str | Path | None, page: Page, zoom: float, fmt: str,
+                     while_encoding: Callable[[], None] | None = None) -> bytes:
     """A JPEG of a page not yet rendered comes straight from MuPDF's pixmap, with no PIL image
     between (the interactive view never draws on it)."""
     cached = _base_images.get((str(pdf_path), page.number, zoom)) if pdf_path is not None else None
     if pdf_path is None or cached is not None or fmt.upper() not in ("JPEG", "JPG", "PAGE_JPEG"):
         return encode_image(cached or render_page_image(pdf_path, page, zoom), fmt)
-    return _pixmap_jpeg(_render_pdf_pixmap(Path(pdf_path), page.number, zoom), fmt.upper())
+    return _pixmap_jpeg(_render_pdf_pixmap(Path(pdf_path), page.number, zoom), fmt.upper(), while_encoding)
 
 
 _prefetch_lock = threading.Lock()

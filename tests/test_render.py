@@ -310,6 +310,76 @@ def test_prefetched_pages_are_served_from_the_cache(pdf_path):
     assert page_image_bytes(pdf_path, page, 1.5) == made  # waits for the prefetch, or makes it once
 
 
+def test_the_interactive_view_sends_what_the_image_and_the_json_alone_make(pdf_path):
+    from core.render import interactive_view
+
+    page = Page(number=1, width=595, height=842)
+    items = [element(i, Category.TEXT, (72, 100 + 30 * i, 400, 120 + 30 * i)) for i in range(8)]
+    boxes = overlay_boxes(items, selected="e3")
+    lines = [Line((100, 110), (300, 200), "#ff0000")]
+    size = image_size(595, 842, 1.25)
+    alone = fabric_drawing(boxes, lines, zoom=1.25, size=size)
+    for _ in range(2):  # a page not made yet (JSON on the helper during the encode), then cached
+        clear_caches()
+        cold_image, cold_drawing = interactive_view(pdf_path, page, 1.25, boxes, lines, size=size)
+        cached_image, cached_drawing = interactive_view(pdf_path, page, 1.25, iter(boxes), iter(lines), size=size)
+        assert cold_drawing == alone and cached_drawing == alone
+        assert cached_image is cold_image and cold_image == page_image_bytes(pdf_path, page, 1.25)
+
+
+def test_the_interactive_view_raises_what_its_json_raises(pdf_path):
+    from core.render import interactive_view
+
+    clear_caches()
+    with pytest.raises(ValueError, match="#rrggbb"):
+        interactive_view(pdf_path, Page(number=2, width=595, height=842), 1.0,
+                         [Box((10, 10, 50, 50), "#12345", "x")])
+
+
+def test_the_view_json_is_made_beside_the_encode_unless_the_process_has_one_core(pdf_path, monkeypatch):
+    import threading
+
+    from core.render import interactive_view
+
+    class ReadWhere(list):  # a line given as a list: records the thread fabric_drawing reads it on
+        def __init__(self, *args):
+            super().__init__(*args)
+            self.readers: list[str] = []
+
+        def __iter__(self):
+            self.readers.append(threading.current_thread().name)
+            return super().__iter__()
+
+    page = Page(number=2, width=595, height=842)
+    for cores, made_on in (("2", "rli-view-helper"), ("1", threading.current_thread().name)):
+        monkeypatch.setenv("RLI_CORES", cores)
+        clear_caches()  # a page not made yet; at zoom 4 its encode takes tens of milliseconds
+        line = ReadWhere([(10, 10), (90, 90), "#ff0000"])
+        _, drawing = interactive_view(pdf_path, page, 4.0, lines=[line])
+        assert line.readers == [made_on], cores
+        assert [o["type"] for o in drawing["objects"]] == ["Line", "Polygon"]
+
+
+def test_a_call_handed_to_the_helper_is_made_there_while_the_caller_waits_and_once():
+    import threading
+    import time as _time
+
+    from core.render import _Beside
+
+    made: list[str] = []
+    beside = _Beside(lambda: made.append(threading.current_thread().name) or len(made))
+    beside.start()
+    _time.sleep(0.3)  # lets go of the GIL, as the JPEG encode does
+    assert beside.result() == 1 and made == ["rli-view-helper"]
+    alone = _Beside(lambda: threading.current_thread().name)  # never started: the caller makes it
+    assert alone.result() == threading.current_thread().name
+    failing = _Beside(lambda: 1 / 0)
+    failing.start()
+    _time.sleep(0.1)
+    with pytest.raises(ZeroDivisionError):
+        failing.result()
+
+
 def test_labels_of_boxes_piled_in_the_top_corner_do_not_overlap():
     # logos and rules at the page's top-left corner: no room above, so the chips stack below
     corner = [element(i, Category.DECORATIVE, (0 + i, 0, 30 + i, 20 + i)) for i in range(6)]
