@@ -120,7 +120,19 @@ def _is_paragraph(lines: Sequence[tuple[BBox, str, float, str]]) -> bool:
         return True
     if any(same_row(a[0], b[0]) for i, a in enumerate(lines) for b in lines[i + 1:]):
         return False
+    if any(_set_apart(a, b) for a, b in zip(lines, lines[1:])):
+        return False
     return sum(len(t) for _, t, _, _ in lines) / len(lines) > 28
+
+
+def _set_apart(a: tuple[BBox, str, float, str], b: tuple[BBox, str, float, str]) -> bool:
+    """Two lines one after the other in another font and another size: a filled-in value above or
+    under the form's printed caption, read as one block by a layout model, not a paragraph running
+    on (a paragraph keeps its size; an italic or bold word changes only the font)."""
+    (_, _, size_a, font_a), (_, _, size_b, font_b) = a, b
+    if not (size_a and size_b and font_a and font_b):
+        return False
+    return font_a != font_b and abs(size_a - size_b) > max(0.5, 0.06 * max(size_a, size_b))
 
 
 def _glyph_units(e: Element, uid: str, box: BBox, text: str, size: float,
