@@ -1,10 +1,16 @@
-"""A layout model reads a filled-in value and the form's next printed caption as one text block
-(CMS-1490S, filled and baked: "hanako.sato@example.jp" over "Policyholder's Name (Last, First,
-Middle)"). Set in another font and another size, the two lines are a value and a caption, not one
-paragraph, so each is a unit of its own (core.forms.units)."""
+"""A page reader may read a filled-in value and the form's printed captions as one block of text:
+a layout model ("hanako.sato@example.jp" over "Policyholder's Name (Last, First, Middle)" on the
+filled and baked CMS-1490S), or the fast engine taking a drawn panel of caption rows for one figure.
+Lines set in another font and another size, or with a blank wider than a line between them, are
+not one paragraph: each is a unit of its own (core.forms.units), so a value is seen as a value."""
 from __future__ import annotations
 
+import pymupdf
+import pytest
+
+from bench.forms import ingest_document
 from core.categories import Category
+from core.forms.fields import document_units
 from core.forms.units import page_units
 from core.model import Document, Element, Page
 
@@ -35,3 +41,42 @@ def test_a_paragraph_with_a_line_in_another_font_only_stays_one_unit():
     assert len(_texts(_block((8.0, "Frutiger-Italic"), (8.0, "Frutiger-Roman")))) == 1
     # another size in the same font: not enough to call it a value (a heading run in, a note)
     assert len(_texts(_block((10.0, "Helvetica"), (8.0, "Helvetica")))) == 1
+
+
+def _captions_over_values_in_a_drawn_panel() -> bytes:
+    """A flattened form whose caption rows, each with a value typed in the box under it, sit on one
+    drawn panel: the fast engine reads the panel as one figure holding all four lines, every one in
+    the same font and size."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "Application for a permit", fontsize=14)
+    page.draw_rect(pymupdf.Rect(60, 90, 560, 400), color=(0, 0, 0), width=0.5)
+    page.draw_line((60, 250), (300, 250), width=0.5)
+    rows = (("Your first name and middle initial as printed", "Jordan A. Whitfield"),
+            ("Home address (number and street) or P.O. box", "Springfield"))
+    for n, (caption, value) in enumerate(rows):
+        y = 100 + 40 * n
+        page.insert_text((72, y + 8), caption, fontsize=7)
+        w = pymupdf.Widget()
+        w.field_type, w.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, f"f{n}"
+        w.rect, w.text_fontsize, w.field_value = pymupdf.Rect(72, y + 10, 300, y + 22), 7, value
+        page.add_widget(w)
+    doc.bake()
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("engine", ["fast", "layout"])
+def test_values_typed_under_captions_with_a_blank_between_rows_are_units_of_their_own(engine):
+    """Failed before (fast): the four lines read as one paragraph, each value joined to the captions."""
+    doc, _ = ingest_document(_captions_over_values_in_a_drawn_panel(), "panel.pdf", engine)
+    texts = [u.text for u in document_units(doc)[1]]
+    assert "Jordan A. Whitfield" in texts and "Springfield" in texts
+
+
+def test_a_paragraph_at_its_own_line_spacing_stays_one_unit():
+    lines = tuple((60, 100 + 11 * i, 400, 109 + 11 * i, f"running text of a note, line {i} of four, on", 8.0, 0,
+                   "Helvetica") for i in range(4))
+    e = Element("p", 1, 0, Category.TEXT, (60, 100, 400, 142), " ".join(ln[4] for ln in lines), "fast",
+                attrs=(("lines", lines), ("size", 8.0)))
+    doc = Document("0123456789abcdef", "x.pdf", "0" * 64, "fast", (Page(1, 612, 792, elements=(e,)),))
+    assert len(_texts(doc)) == 1
