@@ -138,13 +138,12 @@ def _gap_between(a: tuple[BBox, str, float, str], b: tuple[BBox, str, float, str
 
 
 def _set_apart(a: tuple[BBox, str, float, str], b: tuple[BBox, str, float, str]) -> bool:
-    """Two lines one after the other in another font and another size: a filled-in value above or
-    under the form's printed caption, read as one block by a layout model, not a paragraph running
-    on (a paragraph keeps its size; an italic or bold word changes only the font)."""
-    (_, _, size_a, font_a), (_, _, size_b, font_b) = a, b
-    if not (size_a and size_b and font_a and font_b):
-        return False
-    return font_a != font_b and abs(size_a - size_b) > max(0.5, 0.06 * max(size_a, size_b))
+    """Two lines one after the other in another font size: a filled-in value under or over the
+    form's printed caption (often in the caption's own font), read as one block by
+    the page reader, not a paragraph running on (a paragraph keeps its size; an italic or bold word
+    changes only the font)."""
+    (_, _, size_a, _), (_, _, size_b, _) = a, b
+    return bool(size_a and size_b) and abs(size_a - size_b) > max(0.5, 0.06 * max(size_a, size_b))
 
 
 def _glyph_units(e: Element, uid: str, box: BBox, text: str, size: float,

@@ -30,17 +30,16 @@ def _texts(doc: Document) -> list[str]:
     return [u.text for u in page_units(doc, doc.pages[0])]
 
 
-def test_a_value_over_a_caption_in_another_font_and_size_is_a_unit_of_its_own():
+def test_a_value_over_a_caption_in_another_size_is_a_unit_of_its_own():
     """Failed before: the two lines read as one paragraph (their mean length is over 28 characters)."""
-    texts = _texts(_block((10.0, "Helvetica"), (8.0, "FrutigerLTStd-Italic")))
-    assert "hanako.sato@example.jp" in texts and "Policyholder’s Name (Last, First, Middle)" in texts
+    for value, caption in (((10.0, "Helvetica"), (8.0, "FrutigerLTStd-Italic")), ((10.0, "Helvetica"), (8.0, "Helvetica"))):
+        texts = _texts(_block(value, caption))
+        assert "hanako.sato@example.jp" in texts and "Policyholder’s Name (Last, First, Middle)" in texts
 
 
 def test_a_paragraph_with_a_line_in_another_font_only_stays_one_unit():
     # one size: an italic line of a paragraph, not a value typed in
     assert len(_texts(_block((8.0, "Frutiger-Italic"), (8.0, "Frutiger-Roman")))) == 1
-    # another size in the same font: not enough to call it a value (a heading run in, a note)
-    assert len(_texts(_block((10.0, "Helvetica"), (8.0, "Helvetica")))) == 1
 
 
 def _captions_over_values_in_a_drawn_panel() -> bytes:
@@ -80,3 +79,34 @@ def test_a_paragraph_at_its_own_line_spacing_stays_one_unit():
                 attrs=(("lines", lines), ("size", 8.0)))
     doc = Document("0123456789abcdef", "x.pdf", "0" * 64, "fast", (Page(1, 612, 792, elements=(e,)),))
     assert len(_texts(doc)) == 1
+
+
+def _tight_rows_of_captions_over_values() -> bytes:
+    """Rows with no blank between them: a 6 pt caption at the top of each row, the value typed in
+    9 pt in the box under it, caption and value in one font; all on one drawn panel."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "Application for a permit", fontsize=14)
+    page.draw_rect(pymupdf.Rect(60, 90, 560, 400), color=(0, 0, 0), width=0.5)
+    page.draw_line((60, 250), (300, 250), width=0.5)
+    rows = (("Your first name and middle initial as printed", "Jordan A. Whitfield"),
+            ("Home address (number and street) or P.O. box", "Springfield"),
+            ("City, town or post office, state, and ZIP code", "Osaka 530-0001"))
+    for n, (caption, value) in enumerate(rows):
+        y = 100 + 22 * n
+        page.insert_text((72, y + 6), caption, fontsize=6)
+        w = pymupdf.Widget()
+        w.field_type, w.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, f"f{n}"
+        w.rect, w.text_fontsize, w.field_value = pymupdf.Rect(72, y + 7, 300, y + 22), 9, value
+        page.add_widget(w)
+    doc.bake()
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("engine", ["fast", "layout"])
+def test_values_in_another_size_than_their_captions_in_tight_rows_are_units_of_their_own(engine):
+    """Failed before (both engines): no blank between the rows and one font, so the six lines read
+    as one paragraph; only the size tells the values from the captions."""
+    doc, _ = ingest_document(_tight_rows_of_captions_over_values(), "rows.pdf", engine)
+    texts = [u.text for u in document_units(doc)[1]]
+    assert {"Jordan A. Whitfield", "Springfield", "Osaka 530-0001"} <= set(texts)
