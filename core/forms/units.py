@@ -120,7 +120,30 @@ def _is_paragraph(lines: Sequence[tuple[BBox, str, float, str]]) -> bool:
         return True
     if any(same_row(a[0], b[0]) for i, a in enumerate(lines) for b in lines[i + 1:]):
         return False
+    if any(_set_apart(a, b) or _gap_between(a, b) for a, b in zip(lines, lines[1:])):
+        return False
     return sum(len(t) for _, t, _, _ in lines) / len(lines) > 28
+
+
+PARAGRAPH_LEADING = 1.0  # blank space between two lines, in line heights, above which they are not one paragraph
+
+
+def _gap_between(a: tuple[BBox, str, float, str], b: tuple[BBox, str, float, str]) -> bool:
+    """A blank wider than a line between two lines one under the other: a paragraph's lines follow
+    at its own spacing; a form's caption rows with a value typed under each (a region of the form a
+    page reader took for one figure) leave the rest of each input box empty between them."""
+    (box_a, _, _, _), (box_b, _, _, _) = a, b
+    height = max(box_a[3] - box_a[1], box_b[3] - box_b[1], 1.0)
+    return box_b[1] - box_a[3] > PARAGRAPH_LEADING * height
+
+
+def _set_apart(a: tuple[BBox, str, float, str], b: tuple[BBox, str, float, str]) -> bool:
+    """Two lines one after the other in another font size: a filled-in value under or over the
+    form's printed caption (often in the caption's own font), read as one block by
+    the page reader, not a paragraph running on (a paragraph keeps its size; an italic or bold word
+    changes only the font)."""
+    (_, _, size_a, _), (_, _, size_b, _) = a, b
+    return bool(size_a and size_b) and abs(size_a - size_b) > max(0.5, 0.06 * max(size_a, size_b))
 
 
 def _glyph_units(e: Element, uid: str, box: BBox, text: str, size: float,
