@@ -42,26 +42,32 @@ def test_a_paragraph_with_a_line_in_another_font_only_stays_one_unit():
     assert len(_texts(_block((8.0, "Frutiger-Italic"), (8.0, "Frutiger-Roman")))) == 1
 
 
-def _captions_over_values_in_a_drawn_panel() -> bytes:
-    """A flattened form whose caption rows, each with a value typed in the box under it, sit on one
-    drawn panel: the fast engine reads the panel as one figure holding all four lines, every one in
-    the same font and size."""
+def _baked_panel(rows, pitch: float, caption_size: float, caption_baseline: float, value_size: float,
+                 value_top: float) -> bytes:
+    """A flattened form: caption rows, each with a value typed in the box under it, on one drawn
+    panel (the fast engine reads the panel as one figure holding every line). Row n starts at
+    100 + pitch·n; its caption's baseline is caption_baseline below that, its value box value_top."""
     doc = pymupdf.open()
     page = doc.new_page()
     page.insert_text((72, 60), "Application for a permit", fontsize=14)
     page.draw_rect(pymupdf.Rect(60, 90, 560, 400), color=(0, 0, 0), width=0.5)
     page.draw_line((60, 250), (300, 250), width=0.5)
-    rows = (("Your first name and middle initial as printed", "Jordan A. Whitfield"),
-            ("Home address (number and street) or P.O. box", "Springfield"))
     for n, (caption, value) in enumerate(rows):
-        y = 100 + 40 * n
-        page.insert_text((72, y + 8), caption, fontsize=7)
+        y = 100 + pitch * n
+        page.insert_text((72, y + caption_baseline), caption, fontsize=caption_size)
         w = pymupdf.Widget()
         w.field_type, w.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, f"f{n}"
-        w.rect, w.text_fontsize, w.field_value = pymupdf.Rect(72, y + 10, 300, y + 22), 7, value
+        w.rect, w.text_fontsize, w.field_value = pymupdf.Rect(72, y + value_top, 300, y + 22), value_size, value
         page.add_widget(w)
     doc.bake()
     return doc.tobytes()
+
+
+def _captions_over_values_in_a_drawn_panel() -> bytes:
+    """Two 7 pt caption rows 40 pt apart, one font and size for all: a blank between the rows."""
+    return _baked_panel((("Your first name and middle initial as printed", "Jordan A. Whitfield"),
+                         ("Home address (number and street) or P.O. box", "Springfield")),
+                        pitch=40, caption_size=7, caption_baseline=8, value_size=7, value_top=10)
 
 
 @pytest.mark.parametrize("engine", ["fast", "layout"])
@@ -83,24 +89,11 @@ def test_a_paragraph_at_its_own_line_spacing_stays_one_unit():
 
 def _tight_rows_of_captions_over_values() -> bytes:
     """Rows with no blank between them: a 6 pt caption at the top of each row, the value typed in
-    9 pt in the box under it, caption and value in one font; all on one drawn panel."""
-    doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((72, 60), "Application for a permit", fontsize=14)
-    page.draw_rect(pymupdf.Rect(60, 90, 560, 400), color=(0, 0, 0), width=0.5)
-    page.draw_line((60, 250), (300, 250), width=0.5)
-    rows = (("Your first name and middle initial as printed", "Jordan A. Whitfield"),
-            ("Home address (number and street) or P.O. box", "Springfield"),
-            ("City, town or post office, state, and ZIP code", "Osaka 530-0001"))
-    for n, (caption, value) in enumerate(rows):
-        y = 100 + 22 * n
-        page.insert_text((72, y + 6), caption, fontsize=6)
-        w = pymupdf.Widget()
-        w.field_type, w.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, f"f{n}"
-        w.rect, w.text_fontsize, w.field_value = pymupdf.Rect(72, y + 7, 300, y + 22), 9, value
-        page.add_widget(w)
-    doc.bake()
-    return doc.tobytes()
+    9 pt in the box under it, caption and value in one font."""
+    return _baked_panel((("Your first name and middle initial as printed", "Jordan A. Whitfield"),
+                         ("Home address (number and street) or P.O. box", "Springfield"),
+                         ("City, town or post office, state, and ZIP code", "Osaka 530-0001")),
+                        pitch=22, caption_size=6, caption_baseline=6, value_size=9, value_top=7)
 
 
 @pytest.mark.parametrize("engine", ["fast", "layout"])
