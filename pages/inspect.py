@@ -27,6 +27,7 @@ from ui.text import md_escape, shorten
 VISIBLE_KEY = "rli:visible_categories"  # persisted across pages; widget keys are dropped off-page
 ORDER_KEY = "rli:show_order"
 TABLE_GEN_KEY = "rli:table_generation"
+COUNT_SLOT_PX = 52  # the legend's colour chip and count on this page ("■ 128")
 LONG_TEXT = 400  # characters: a selected element's text longer than this scrolls in its own box
 LEGEND_VERSION_KEY = "rli:legend_version"  # the document version the legend was drawn from
 
@@ -116,10 +117,11 @@ def swatch(colour: str) -> str:
 def category_toggle(category: Category, in_doc: int, visible: set[Category]):
     """A category's row: its colour (with the count on the page shown, which the page fragment
     writes into the returned slot) and its checkbox."""
-    box_col, toggle_col = st.columns([3, 10], vertical_alignment="center", gap="small")
-    slot = box_col.empty()
+    # a fixed-width slot: the count sits by its checkbox at every window width (columns left a gap at 1920)
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    slot = row.container(width=COUNT_SLOT_PX).empty()
     key = widget_synced_to(f"rli:show:{category.value}", category in visible)
-    toggle_col.checkbox(
+    row.checkbox(
         f"{category.label_ja} · {category.value} ({in_doc})", key=key,
         on_change=lambda: set_category_visible(category, st.session_state[key]),
     )
