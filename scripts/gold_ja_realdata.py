@@ -19,7 +19,9 @@ Numbers run per kind, so each kind is split about evenly. The second tuning set
 tuning data only: tags [kind, "tune", "tune2"], whatever its numbers. The second hold-out set
 (scripts/gold_ja_realdata_holdout2.py, ids rj3-<kind>-NN, written fresh at stop 28 because the first
 hold-out half had been read several times while rules changed) is hold-out data only: tags
-[kind, "holdout", "holdout2"], whatever its numbers; nobody tunes on it.
+[kind, "holdout", "holdout2"], whatever its numbers; nobody tunes on it. The third hold-out set
+(scripts/gold_ja_realdata_holdout3.py, ids rj4-<kind>-NN, written fresh because the second is spent once its
+figures are read) is hold-out data only as well: tags [kind, "holdout", "holdout3"].
 
     python3 scripts/gold_ja_realdata.py [--check]      # --check: verify only, write nothing
 """
@@ -304,8 +306,10 @@ def build_items() -> list[dict]:
 def numbered_questions():
     """(id, tags, (created_by, created_at), question row): the first set's halves by id parity, then the
     second tuning set (scripts/gold_ja_realdata_tune2.py), every row of it "tune" and "tune2", then the
-    second hold-out set (scripts/gold_ja_realdata_holdout2.py), every row of it "holdout" and "holdout2"."""
+    second hold-out set (scripts/gold_ja_realdata_holdout2.py), every row of it "holdout" and "holdout2", then
+    the third hold-out set (scripts/gold_ja_realdata_holdout3.py), every row of it "holdout" and "holdout3"."""
     from gold_ja_realdata_holdout2 import QUESTIONS_HOLDOUT2
+    from gold_ja_realdata_holdout3 import QUESTIONS_HOLDOUT3
     from gold_ja_realdata_tune2 import QUESTIONS_TUNE2
 
     counters = {k: 0 for k in KINDS}
@@ -324,6 +328,11 @@ def numbered_questions():
         counters[row[0]] += 1
         yield (f"rj3-{row[0]}-{counters[row[0]]:02d}", [row[0], "holdout", "holdout2"],
                ("issue-11 stop 28 fresh hold-out (hand-written from page text)", "2026-12-03T18:00:00Z"), row)
+    counters = {k: 0 for k in KINDS}
+    for row in QUESTIONS_HOLDOUT3:
+        counters[row[0]] += 1
+        yield (f"rj4-{row[0]}-{counters[row[0]]:02d}", [row[0], "holdout", "holdout3"],
+               ("issue-11 third fresh hold-out (hand-written from page text)", "2026-12-04T17:00:00Z"), row)
 
 
 def main() -> int:
