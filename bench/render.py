@@ -23,6 +23,14 @@ call from nothing cached and no file open (see COLD_PAIRS):
   raster     = the server-drawn view (boxes drawn into the image, JPEG) used where nothing is
                clicked; `raster-resel` the same after a new selection
   cached     = an unchanged view again, in milliseconds                          budget ≤ 10 ms
+With --parts, two more pairs split the view: `render` (MuPDF's direct draw of the pixmap alone,
+core.render._render_pdf_pixmap) and `page image` (core.render.page_image_bytes: that render, the
+JPEG encode and the cache bookkeeping, no boxes). The view less the page image is what the boxes'
+canvas JSON adds, but from separate pairs: read it from --cpu runs, or several quiet ones.
+`second core` (printed first and last): two JPEG encodes of a page on two threads of this process,
+as a share of the time of the two one after the other, the median of 15 tries (0.5: a whole core
+to spare; 1.0: none). The view's JSON overlaps its encode only on a spare core, so the view's wall
+time depends on it; the ratios of runs with different figures here do not compare.
 Then, unless --no-app, the Inspect page on a generated 300-page document through Streamlit's
 AppTest: the first run and a page turn (median), to show a rerun does not grow with the document.
 
@@ -41,12 +49,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import core  # noqa: E402,F401  first, as in the app: it declines PyMuPDF's import of its ONNX layout model
 import pymupdf  # noqa: E402
 
 from core.ingest.pipeline import ingest_path  # noqa: E402
 from core.model import Page  # noqa: E402
 from core.render import (  # noqa: E402
-    _pixmap_jpeg, clear_caches, image_size, overlay_boxes, page_view_image,
+    _pixmap_jpeg, _render_pdf_pixmap, clear_caches, image_size, overlay_boxes, page_image_bytes, page_view_image,
 )
 from core.render import interactive_view as page_and_boxes  # noqa: E402
 from core.review.corrections import corrected_document  # noqa: E402
@@ -107,14 +116,17 @@ def timed(call) -> float:
 # get_pixmap with the close (0.03x of it); re-run with the close outside its timer, its view went
 # from 1.33x to 1.39x.
 COLD_PAIRS = (("plain", "view"), ("floor_plain", "floor"))
+PART_PAIRS = (("render_plain", "render"), ("image_plain", "image"))  # --parts
 
 
-def measure_document(ws: Workspace, path: Path, zoom: float, repeat: int) -> dict[str, list[float]]:
+def measure_document(ws: Workspace, path: Path, zoom: float, repeat: int,
+                     parts: bool = False) -> dict[str, list[float]]:
     """Per page, the median over repeats of each measurement; cached times all kept."""
     record = ingest_path(ws, path, engine="fast").record
     doc = corrected_document(ws, record.doc_id)
     stored = ws.document_pdf(record.doc_id)
-    names = ("plain", "view", "floor_plain", "floor", "reselect", "raster", "raster_reselect", "cached")
+    pairs = COLD_PAIRS + (PART_PAIRS if parts else ())
+    names = (*(side for pair in pairs for side in pair), "reselect", "raster", "raster_reselect", "cached")
     out: dict[str, list[float]] = {k: [] for k in names}
     for page in doc.pages:
         first = page.elements[0].id if page.elements else None
@@ -124,9 +136,13 @@ def measure_document(ws: Workspace, path: Path, zoom: float, repeat: int) -> dic
             "floor_plain": lambda: plain_pixmap(stored, page.number, zoom),
             "floor": lambda: pixmap_then_jpeg(stored, page.number, zoom),
             "view": lambda: timed(lambda: interactive_view(stored, page, zoom, first)),
+            "render_plain": lambda: plain_pixmap(stored, page.number, zoom),
+            "render": lambda: timed(lambda: _render_pdf_pixmap(stored, page.number, zoom)),
+            "image_plain": lambda: plain_pixmap(stored, page.number, zoom),
+            "image": lambda: timed(lambda: page_image_bytes(stored, page, zoom)),
         }
         runs: dict[str, list[float]] = {k: [] for k in out}
-        for pair in COLD_PAIRS:
+        for pair in pairs:
             for r in range(repeat):
                 for side in pair if r % 2 == 0 else pair[::-1]:
                     clear_caches()  # closes our PDFs too: both sides start from nothing cached, no file open
@@ -146,6 +162,38 @@ def measure_document(ws: Workspace, path: Path, zoom: float, repeat: int) -> dic
             else:
                 out[name].append(statistics.median(values))
     return out
+
+
+def second_core(tries: int = 15) -> tuple[float, int]:
+    """Two page JPEG encodes on two threads as a share of the time of the two one after the other
+    (simplejpeg lets go of the GIL): the median of `tries`, and how many tries came under 0.75."""
+    import threading
+
+    import numpy as np
+
+    from core.render import _jpeg
+
+    page = np.full((1053, 744, 3), 255, np.uint8)
+    page[::7, ::3] = 0  # some ink, so the encode does real work
+    shares = []
+    for _ in range(tries):
+        t = time.perf_counter()
+        _jpeg(page, "PAGE_JPEG")
+        _jpeg(page, "PAGE_JPEG")
+        serial = time.perf_counter() - t
+        t = time.perf_counter()
+        other = threading.Thread(target=_jpeg, args=(page, "PAGE_JPEG"))
+        other.start()
+        _jpeg(page, "PAGE_JPEG")
+        other.join()
+        shares.append((time.perf_counter() - t) / serial)
+    return statistics.median(shares), sum(share < 0.75 for share in shares)
+
+
+def print_second_core(tries: int = 15) -> None:
+    share, spare = second_core(tries)
+    print(f"second core: two encodes on two threads took {share:.2f} of one after the other "
+          f"(0.5 = a spare core, 1.0 = none; {spare}/{tries} tries under 0.75), load {os.getloadavg()[0]:.1f}")
 
 
 def make_long_pdf(path: Path, pages: int = 300) -> Path:
@@ -209,6 +257,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--no-app", action="store_true", help="skip the 300-page AppTest measurement")
     parser.add_argument("--cpu", action="store_true", help="time by CPU time of this process, not wall time")
+    parser.add_argument("--parts", action="store_true",
+                        help="also time the render alone and the page image alone, each in pairs of their own")
     args = parser.parse_args()
     if args.cpu:
         CLOCK[0] = time.process_time
@@ -218,12 +268,13 @@ def main() -> int:
         totals: dict[str, float] = {}
         cached_all: list[float] = []
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        print_second_core()
         print(f"zoom {args.zoom}; per page the median of {args.repeat} interleaved repeats; ratios are to the "
               f"plain get_pixmap of the same pages; clock: {'CPU time' if args.cpu else 'wall'}\n")
         print(f"{'document':44} {'pages':>5} {'get_pixmap':>11} {'view':>6} {'reselect':>8} {'raster':>7} "
               f"{'raster-resel':>12}")
         for path in paths:
-            result = measure_document(ws, path, args.zoom, args.repeat)
+            result = measure_document(ws, path, args.zoom, args.repeat, args.parts)
             sums = {k: sum(v) for k, v in result.items() if k != "cached"}
             for k, v in sums.items():
                 totals[k] = totals.get(k, 0.0) + v
@@ -236,6 +287,10 @@ def main() -> int:
               f"{ratio:.2f}  (budget ≤ {COLD_BUDGET}){'  OVER BUDGET' if ratio > COLD_BUDGET else ''}")
         print(f"TOTAL floor: PyMuPDF get_pixmap + the page JPEG alone (no boxes, no JSON) / plain get_pixmap = "
               f"{totals['floor'] / totals['floor_plain']:.2f}")
+        if args.parts:
+            render, image = totals["render"] / totals["render_plain"], totals["image"] / totals["image_plain"]
+            print(f"TOTAL parts / plain get_pixmap, each in pairs of its own: render {render:.2f}, page image "
+                  f"(render + JPEG + bookkeeping, no boxes) {image:.2f}")
         print(f"TOTAL same view after a click (new selection) / plain get_pixmap = {totals['reselect'] / totals['plain']:.2f}")
         print(f"TOTAL server-drawn view (boxes in the image, JPEG; static views) / plain get_pixmap = "
               f"{totals['raster'] / totals['plain']:.2f}; after a click {totals['raster_reselect'] / totals['plain']:.2f}")
@@ -244,6 +299,7 @@ def main() -> int:
         print(f"cached view: median {statistics.median(cached_all) * 1000:.3f} ms, p95 {p95:.3f} ms, "
               f"max {cached_sorted[-1] * 1000:.3f} ms (budget ≤ {CACHED_BUDGET_MS:.0f} ms)"
               f"{'  OVER BUDGET' if p95 > CACHED_BUDGET_MS else ''}")
+        print_second_core()
         ws.close()
         if not args.no_app:
             measure_app(Path(folder), args.repeat)
