@@ -17,6 +17,7 @@ from core.ingest.pipeline import ingest_bytes, ingest_path
 from core.model import Document, Element, Page
 from core.review.corrections import corrected_document
 from core.store.opening import open_workspace
+from tests.conftest import REALDATA
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,7 +71,7 @@ def test_prose_pages_yield_no_fields():
                                       "pdfs/spreads_landscape/mitsubishi_electric_ar2021_p62-63_spread.pdf"])
 def test_ruled_financial_tables_are_not_read_as_form_fields(relative, tmp_path):
 
-    path = ROOT.parent / "shared" / "realdata" / relative
+    path = REALDATA / relative
     if not path.exists():
         pytest.skip(f"{path} is absent: the real third-party files are not part of the repository")
     ws = open_workspace(tmp_path / "ws")

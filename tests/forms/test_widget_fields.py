@@ -14,9 +14,10 @@ from core.forms.redaction import REDACTED
 from core.ingest.pipeline import ingest_bytes, ingest_path
 from core.review.corrections import corrected_document
 from form_fixtures import by_key
+from tests.conftest import REALDATA
 
 ROOT = Path(__file__).resolve().parents[2]
-FORMS_DIR = ROOT.parent / "shared" / "realdata" / "pdfs" / "forms"
+FORMS_DIR = REALDATA / "pdfs" / "forms"
 
 
 def test_every_widget_becomes_a_field_with_its_value_state_and_visible_label(acro):
