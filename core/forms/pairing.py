@@ -20,7 +20,8 @@ from typing import Sequence
 
 from core.categories import Category
 from core.forms.labels import (
-    COLON_END, bullet, fillers_of, key_like, label_candidates, mark_label, page_looks_like_form, typed_families,
+    COLON_END, LONE_BOXES, bullet, fillers_of, key_like, label_candidates, lone_typed_units, mark_label,
+    page_looks_like_form, typed_families,
 )
 from core.forms.rulings import Rulings, cell_at, page_rulings, wall_between
 from core.forms.unit_index import input_boxes
@@ -96,6 +97,7 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     value_used: set[str] = set()
     typed = typed_families(texts) if form_page else frozenset()
     stacked = _stacked_words(texts)
+    typed_boxed = _typed_into_boxes(texts, rulings) if form_page else {}
     # the caption of a blank printed as underscores takes its blank first: it is not the value of
     # the question printed before it on the row
     blanks = [u for u in units if u.kind == "line"]
@@ -103,7 +105,8 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
                      key=lambda u: (not _captions_blank(u, blanks), round(u.bbox[1] / 4), u.bbox[0]))
     for key in ordered:
         # a label over a ruled blank may be long (US forms); the looser rules want a short key
-        if key.id in used or key.id in value_used or not key_like(key, True, max_chars=LONG_KEY_CHARS):
+        if key.id in used or key.id in value_used or key.id in typed_boxed \
+                or not key_like(key, True, max_chars=LONG_KEY_CHARS):
             continue
         found = value_for(key, texts, rulings, boxes, used | value_used, doc_id, page.number, form_page, typed)
         if found is None:
@@ -117,7 +120,19 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     kept = [p for i, p in enumerate(pairs) if i not in codes]
     kept += _continuation_boxes(kept, texts, rulings, used | value_used, doc_id, page.number)
     taken_now = used | value_used | {uid for p in kept if p.value is not None for uid in p.value.id.split("+")}
-    return kept + _framed_values(texts, rulings, taken_now) if form_page else kept
+    if not form_page:
+        return kept
+    framed = _framed_values(texts, rulings, taken_now)
+    taken_now |= {p.value.id for p in framed}
+    return kept + framed + [Pair("text", None, u, 0.5) for uid, u in typed_boxed.items() if uid not in taken_now]
+
+
+def _typed_into_boxes(texts: Sequence[Unit], rulings: Rulings) -> dict[str, Unit]:
+    """Lines typed into boxes of their own (labels.lone_typed_units), when the page shows enough of
+    them to be a form filled in: values, never keys, whatever their box's shape (a line typed at the
+    top of a tall multi-line box too); a caption is printed in the page's other face."""
+    held = lone_typed_units(texts, rulings)
+    return {u.id: u for _, u in held} if len(held) >= LONE_BOXES else {}
 
 
 FRAME_THICKNESS = 40.0  # pt: an input box is a line or two high (or wide, turned); a panel is not

@@ -13,7 +13,7 @@ from core.categories import Category
 from core.forms.labels import (
     COLON_END, WORDY, YEAR_PREFIX, bridged, fillers_of, font_family, key_like, label_candidates,
 )
-from core.forms.rulings import Rulings, cell_at, open_row_at
+from core.forms.rulings import Rulings, cell_at, comb_run, open_row_at
 from core.forms.units import Unit, box_id, same_row, same_size, same_style, union_box
 from core.geometry import center, contains
 from core.model import BBox
@@ -194,24 +194,6 @@ def _in_box_to_the_right(look: _Look) -> Found | None:
             if not owner and (not inside or not (_key_like_colon(inside[0]) or _labels_own_cell(inside[0], box))):
                 return look.unit(inside, box), 0.8
     return None
-
-
-def comb_run(r: Rulings, box: BBox | None) -> BBox | None:
-    """A comb field: a run of equal narrow cells side by side on one pair of rules (one character
-    per cell) is one box, from the first cell to the last; any other box is itself."""
-    if box is None:
-        return None
-    width, height = box[2] - box[0], box[3] - box[1]
-    if width > 2 * height:
-        return box
-    run = box
-    for _ in range(64):  # a comb longer than this is a grid, not a field
-        nxt = cell_at(r, run[2] + 1.5, (box[1] + box[3]) / 2)
-        if nxt is None or abs(nxt[0] - run[2]) > 1.5 or abs(nxt[1] - box[1]) > 1.5 or abs(nxt[3] - box[3]) > 1.5 \
-                or abs((nxt[2] - nxt[0]) - width) > 0.25 * width:
-            break
-        run = (box[0], box[1], nxt[2], box[3])
-    return run if run[2] - run[0] >= 3 * width else box
 
 
 def _on_underline(look: _Look) -> Found | None:
