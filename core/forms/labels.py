@@ -198,6 +198,8 @@ def form_signal(page: Page, units: Sequence[Unit], rulings: Rulings | None = Non
         return True
     labels = label_candidates(texts)
     marks = [u for u in units if u.kind == "mark" and u.source != "widget"]
+    if row_of_marks(marks):
+        return True
     boxes = [m.bbox for m in marks]
     fillers = fillers_of(texts)
     for m in marks:
@@ -209,6 +211,26 @@ def form_signal(page: Page, units: Sequence[Unit], rulings: Rulings | None = Non
         if len(text) <= (40 if latin else 16):
             return True
     return False
+
+
+MARK_ROW = 3  # equal marks side by side on one row that show a form with no label printed for them
+MARK_SIZE = 0.15  # how far (share of the larger) two marks' widths or heights may differ and be one kind of box
+
+
+def row_of_marks(marks: Sequence[Unit]) -> bool:
+    """MARK_ROW or more check boxes or radio buttons of one size on one row, apart from each other
+    and not all ticked: a row of a form's options, labelled or not (a row of radio buttons with
+    nothing printed beside them). A chart's legend keys are swatches, all filled."""
+    for m in marks:
+        row = [n for n in marks if same_row(n.bbox, m.bbox) and _same_box_size(n.bbox, m.bbox)]
+        apart = all(overlap_area(a.bbox, b.bbox) == 0 for i, a in enumerate(row) for b in row[i + 1:])
+        if len(row) >= MARK_ROW and apart and not all(n.state == "selected" for n in row):
+            return True
+    return False
+
+
+def _same_box_size(a: BBox, b: BBox) -> bool:
+    return all(abs(x - y) <= MARK_SIZE * max(x, y) for x, y in ((a[2] - a[0], b[2] - b[0]), (a[3] - a[1], b[3] - b[1])))
 
 
 def page_looks_like_form(units: Sequence[Unit], rulings: Rulings, boxes: Sequence[Unit]) -> bool:

@@ -48,3 +48,94 @@ def test_values_in_bare_boxes_and_combs_are_fields_with_no_key(engine):
     got = sorted("".join(f.value.split()) for f in fields if not f.key)
     assert got == sorted(["JordanA.Whitfield", "Portland,OR97205", "1,234.56", "12/31/25", "令和8年4月1日"])
     assert all(not f.key for f in fields)  # no typed value is taken for another one's caption
+
+
+def _mark_widget(page, rect, radio: bool, name: str, on: bool) -> None:
+    w = pymupdf.Widget()
+    w.field_type = pymupdf.PDF_WIDGET_TYPE_RADIOBUTTON if radio else pymupdf.PDF_WIDGET_TYPE_CHECKBOX
+    w.field_name, w.rect = name, pymupdf.Rect(rect)
+    w.border_color, w.border_width = (0, 0, 0), 1
+    w.fill_color = (1, 0, 0) if radio else None
+    page.add_widget(w)
+    w.field_value = w.on_state() if on else "Off"
+    w.update()
+
+
+def _bare_radio_row() -> bytes:
+    """Four radio buttons in a row as a flattened form prints them, none chosen (a red disc in a black
+    ring, no dot), nothing printed beside them but a button's caption far off on the row."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=80)
+    for x in (14, 56, 92, 133):  # painted as a widget's appearance paints it: the background, then the ring
+        page.draw_circle((x + 8.5, 36.5), 8.5, color=None, fill=(1, 0, 0))
+        page.draw_circle((x + 8.5, 36.5), 8, color=(0, 0, 0), width=1)
+    page.insert_text((240, 41), "Change radio color", fontname="hebo", fontsize=12)
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("engine", ["fast", "layout"])
+def test_a_row_of_unlabelled_radio_buttons_is_a_form_of_unselected_marks(engine):
+    """Failed before: a mark only showed a form through a short label of its own, so the page was no
+    form and its four buttons no field."""
+    marks = [f for f in ingest_fields(_bare_radio_row(), "radios.pdf", engine) if f.is_selection]
+    assert len(marks) == 4 and {f.selection_state for f in marks} == {"unselected"}
+    assert all(not f.key for f in marks)
+
+
+def _options_in_a_spaced_line(ticked: bool) -> bytes:
+    """"Option 1    Option 2    Option 3" printed as one line, its runs of spaces left for the boxes
+    drawn into them: check boxes, all ticked or none."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=400)
+    page.insert_text((90, 100), "Pick the options that apply:", fontname="tibo", fontsize=13)
+    page.insert_text((90, 137), "       Option 1               Option 2                  Option 3",
+                     fontname="tibo", fontsize=12)
+    for i, x in enumerate((86, 180, 279)):
+        _mark_widget(page, (x, 124, x + 19, 143), False, f"c{i}", ticked)
+    doc.bake()
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("engine", ["fast", "layout"])
+@pytest.mark.parametrize("ticked", [True, False])
+def test_a_line_spaced_for_its_boxes_gives_each_box_the_label_after_it(engine, ticked):
+    """Failed before: the line's box covered the three boxes, so none had a label of its own, the
+    page showed no form, and an empty box (kept as an ornament under the line) had no state."""
+    fields = ingest_fields(_options_in_a_spaced_line(ticked), "options.pdf", engine)
+    got = sorted((f.key, f.selection_state) for f in fields if f.is_selection)
+    state = "selected" if ticked else "unselected"
+    assert got == [("Option 1", state), ("Option 2", state), ("Option 3", state)]
+
+
+@pytest.mark.parametrize("text, box", [
+    ("Tick the box below when you agree to the terms", (180, 98, 195, 114)),  # a sentence, a box over a word
+    ("RdoGrp1", (94, 98, 103, 114)),  # a caption a group's box was drawn over (pypdf's FormTestFromOo)
+])
+def test_a_line_with_no_room_left_for_a_box_keeps_its_words_together(text, box):
+    """A line whose spaces are single is not cut at a box drawn over it (the first version of the
+    split gave a radio button the caption "RdoGrp1" printed under it, not its own "Rdo1")."""
+    from core.forms.units import Unit, _split_at_marks
+
+    line = Unit("l", 1, (90, 100, 350, 113), text, "e", None, size=12)
+    mark = Unit("m", 1, box, "", "s", None, kind="mark", state="unknown")
+    assert _split_at_marks(line, [mark]) is None
+
+
+def _ticked_box_at_the_top() -> bytes:
+    """A form whose first field is a ticked check box near the page's top edge, then captions and boxes."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    _mark_widget(page, (112, 69, 125, 81), False, "cb", True)
+    page.insert_text((129, 79), "this is CheckBox 1", fontsize=12)
+    for i, caption in enumerate(("Name:", "Phone:", "Email:")):
+        page.insert_text((57, 140 + 40 * i), caption, fontname="tiro", fontsize=12)
+        page.draw_rect((130, 128 + 40 * i, 360, 146 + 40 * i), width=0.6)
+    doc.bake()
+    return doc.tobytes()
+
+
+def test_a_tick_in_a_box_at_the_page_top_ticks_it_though_read_as_a_running_head():
+    """Failed before: the fast engine files the lone tick glyph near the top edge as a page header,
+    which is no unit of the form, so the box read as of unknown state."""
+    marks = [f for f in ingest_fields(_ticked_box_at_the_top(), "top.pdf", "fast") if f.is_selection]
+    assert [(f.key, f.selection_state) for f in marks] == [("this is CheckBox 1", "selected")]
