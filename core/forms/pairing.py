@@ -60,9 +60,12 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     pairs: list[Pair] = []
     used: set[str] = set()
 
-    # 1. marks and their labels, then the row label as group
+    # 1. marks and their labels, then the row label as group; a line alone in an input box of its own
+    # is a value typed there, never a mark's label (it is printed beside the box it names)
     mark_boxes = [m.bbox for m in marks]
-    labels = label_candidates(texts)
+    typed_boxed = _typed_into_boxes(texts, rulings)
+    in_own_box = {u.id for u in texts if u.id in typed_boxed or _framed_value(u, texts, rulings)}
+    labels = label_candidates([u for u in texts if u.id not in in_own_box])
     fillers = fillers_of(texts)
     labelled: list[tuple[Unit, Unit | None]] = []
     for m in sorted(marks, key=lambda m: (round(m.bbox[1] / 4), m.bbox[0])):
@@ -97,7 +100,7 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     value_used: set[str] = set()
     typed = typed_families(texts) if form_page else frozenset()
     stacked = _stacked_words(texts)
-    typed_boxed = _typed_into_boxes(texts, rulings) if form_page else {}
+    typed_boxed = typed_boxed if form_page else {}
     # the caption of a blank printed as underscores takes its blank first: it is not the value of
     # the question printed before it on the row
     blanks = [u for u in units if u.kind == "line"]
@@ -144,22 +147,22 @@ def _framed_values(texts: Sequence[Unit], rulings: Rulings, taken: set[str]) -> 
     (no rule of it runs on past its corners, as a table's or a grid's do) and sized to the line
     (a field of a form with no printed captions, filled and flattened). Keyless: the page prints
     nothing to name them."""
-    out: list[Pair] = []
-    for u in texts:
-        # a figure's or an index's words in boxes are a diagram's nodes or entries, not values
-        if u.id in taken or not strip_mark_glyphs(u.text) or u.category not in LOOSE_KEY_CATEGORIES:
-            continue
-        cx, cy = (u.bbox[0] + u.bbox[2]) / 2, (u.bbox[1] + u.bbox[3]) / 2
-        frame = cell_at(rulings, cx, cy, max_w=400, max_h=150)
-        if frame is None or not contains(frame, u.bbox, 1.5) or not _stands_apart(rulings, frame):
-            continue
-        thick = min(frame[2] - frame[0], frame[3] - frame[1])
-        if thick > FRAME_THICKNESS or min(u.bbox[2] - u.bbox[0], u.height) < FRAME_FILL * thick:
-            continue
-        if any(v is not u and contains(frame, v.bbox, 1.0) for v in texts):
-            continue
-        out.append(Pair("text", None, u, 0.5))
-    return out
+    return [Pair("text", None, u, 0.5) for u in texts if u.id not in taken and _framed_value(u, texts, rulings)]
+
+
+def _framed_value(u: Unit, texts: Sequence[Unit], rulings: Rulings) -> bool:
+    """One line alone in a box of its own that stands apart and is sized to it (_framed_values)."""
+    # a figure's or an index's words in boxes are a diagram's nodes or entries, not values
+    if not strip_mark_glyphs(u.text) or u.category not in LOOSE_KEY_CATEGORIES:
+        return False
+    cx, cy = (u.bbox[0] + u.bbox[2]) / 2, (u.bbox[1] + u.bbox[3]) / 2
+    frame = cell_at(rulings, cx, cy, max_w=400, max_h=150)
+    if frame is None or not contains(frame, u.bbox, 1.5) or not _stands_apart(rulings, frame):
+        return False
+    thick = min(frame[2] - frame[0], frame[3] - frame[1])
+    if thick > FRAME_THICKNESS or min(u.bbox[2] - u.bbox[0], u.height) < FRAME_FILL * thick:
+        return False
+    return not any(v is not u and contains(frame, v.bbox, 1.0) for v in texts)
 
 
 def _stands_apart(r: Rulings, frame: BBox, reach: float = 3.0) -> bool:

@@ -139,3 +139,26 @@ def test_a_tick_in_a_box_at_the_page_top_ticks_it_though_read_as_a_running_head(
     which is no unit of the form, so the box read as of unknown state."""
     marks = [f for f in ingest_fields(_ticked_box_at_the_top(), "top.pdf", "fast") if f.is_selection]
     assert [(f.key, f.selection_state) for f in marks] == [("this is CheckBox 1", "selected")]
+
+
+def _value_box_beside_check_boxes() -> bytes:
+    """Bare fields, filled and baked: a text box, then two check boxes to its right, on two rows."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=140)
+    for row, value in enumerate(("Jordan A. Whitfield", "1,234.56")):
+        top = 54 + 29 * row
+        _text_widget(page, (77, top, 227, top + 22), value)
+        for i, x in enumerate((234, 259)):
+            _mark_widget(page, (x, top + 1, x + 17, top + 18), False, f"c{row}{i}", False)
+    doc.bake()
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("engine", ["fast", "layout"])
+def test_a_value_typed_in_its_own_box_is_no_label_of_the_check_box_beside_it(engine):
+    """Failed before: a check box with no label on its right took the nearest text on its left, the
+    value typed into the box before it, which was then no value."""
+    fields = ingest_fields(_value_box_beside_check_boxes(), "beside.pdf", engine)
+    assert sorted(f.value for f in fields if not f.is_selection) == ["1,234.56", "Jordan A. Whitfield"]
+    marks = [f for f in fields if f.is_selection]
+    assert len(marks) == 4 and all(not f.key and f.selection_state == "unselected" for f in marks)
