@@ -20,7 +20,7 @@ from typing import Sequence
 
 from core.categories import Category
 from core.forms.labels import (
-    COLON_END, LONE_BOXES, bullet, fillers_of, key_like, label_candidates, lone_typed_units, mark_label,
+    COLON_END, LONE_BOXES, bullet, fillers_of, font_family, key_like, label_candidates, lone_typed_units, mark_label,
     page_looks_like_form, typed_families,
 )
 from core.forms.rulings import Rulings, cell_at, page_rulings, wall_between
@@ -98,7 +98,10 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     data_tables = {t.id for t in tables if _data_table(t, page, form_page)}
     texts = [u for u in texts if u.element_id not in data_tables]
     value_used: set[str] = set()
-    typed = typed_families(texts) if form_page else frozenset()
+    # the faces of the page's typed values: those beside or under their captions, and those typed alone
+    # into boxes of their own
+    typed = typed_families(texts) | {font_family(u.font) for u in typed_boxed.values() if u.font} \
+        if form_page else frozenset()
     stacked = _stacked_words(texts)
     typed_boxed = typed_boxed if form_page else {}
     # the caption of a blank printed as underscores takes its blank first: it is not the value of
@@ -111,7 +114,8 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
         if key.id in used or key.id in value_used or key.id in typed_boxed \
                 or not key_like(key, True, max_chars=LONG_KEY_CHARS):
             continue
-        found = value_for(key, texts, rulings, boxes, used | value_used, doc_id, page.number, form_page, typed)
+        found = value_for(key, texts, rulings, boxes, used | value_used, doc_id, page.number, form_page, typed,
+                          bool(typed_boxed))
         if found is None:
             continue
         value, confidence = found

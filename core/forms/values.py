@@ -62,6 +62,7 @@ class _Look:
     page: int
     fillers: Sequence[Unit] = ()
     typed: frozenset[str] = frozenset()  # font families of the page's typed values (labels.typed_families)
+    boxed_typing: bool = False  # the page shows values typed alone into boxes of their own (labels.lone_typed_units)
 
     @property
     def kb(self) -> BBox:
@@ -76,10 +77,11 @@ class _Look:
 
 
 def value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Unit], used: set[str],
-              doc_id: str, page: int, form_page: bool = True, typed: frozenset[str] = frozenset()) -> Found | None:
+              doc_id: str, page: int, form_page: bool = True, typed: frozenset[str] = frozenset(),
+              boxed_typing: bool = False) -> Found | None:
     """The unit holding `key`'s value and a confidence, from the places a form prints a value, tried
     in order (see the module docstring); None when no place holds one."""
-    look = _Look(key, texts, r, used | {key.id}, doc_id, page, typed=typed)
+    look = _Look(key, texts, r, used | {key.id}, doc_id, page, typed=typed, boxed_typing=boxed_typing)
     cx, cy = center(key.bbox)
     cell = cell_at(r, cx, cy)
     if cell is not None and contains(cell, key.bbox, 2.0):
@@ -105,7 +107,20 @@ def value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Unit
     if not key_like(key, form_page):
         # a long question ("…? Is it too hot or too cold?") labels only what was typed under it
         return _typed_below(look, QUESTION_END.search(key.text) or COLON_END.search(key.text))
-    return _text_to_the_right(look) or _text_below_colon_key(look) or _typed_below(look, False)
+    found = _text_to_the_right(look) or _text_below_colon_key(look)
+    if found is not None and _print_like_its_key(look, found[0]):
+        found = None
+    return found or _typed_below(look, False)
+
+
+def _print_like_its_key(look: _Look, value: Unit) -> bool:
+    """On a page whose values were typed into boxes of their own, in a typeface of their own, text beside
+    or under a caption in the caption's own face and size is the form's print (a letterhead's "IBAN:
+    AT92 …", "Adresse:" over its street), not a value filled in. (Lines under captions in another face
+    alone are no such sign: a font without a script's glyphs falls back to another for those lines.)"""
+    key = look.key
+    return bool(look.boxed_typing and value.font and key.font) and font_family(value.font) == font_family(key.font) \
+        and same_size(value, key)
 
 
 SIGNATURE_LINE = 300.0  # pt: a date or signature line; a rule across the page is a separator
