@@ -381,9 +381,10 @@ def _in_ruled_box(doc: Document, page: Page, e: Element) -> bool:
 
 
 def _tick_in_a_box(e: Element, marks: Sequence[BBox]) -> bool:
-    """A glyph or two printed inside a check box (a ticked box near the page's top edge, whose tick a
-    reader of running heads took for one)."""
-    return len(e.text.strip()) <= 2 and any(contains(m, e.bbox, tolerance=1.5) for m in marks)
+    """A glyph or two printed inside a check box, alone or as a line of its own (a ticked box near the
+    page's top edge, whose tick, or the tick with its label, a reader of running heads took for one)."""
+    lines = [(box, text) for box, text, _, _ in stored_lines(e)] or [(e.bbox, e.text)]
+    return any(len(text.strip()) <= 2 and any(contains(m, box, tolerance=1.5) for m in marks) for box, text in lines)
 
 
 # ZapfDingbats check marks and crosses ("3" ✓, "4" ✔, "5"-"8" ✕✖✗✘): what a flattened check box

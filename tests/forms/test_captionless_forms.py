@@ -162,3 +162,37 @@ def test_a_value_typed_in_its_own_box_is_no_label_of_the_check_box_beside_it(eng
     assert sorted(f.value for f in fields if not f.is_selection) == ["1,234.56", "Jordan A. Whitfield"]
     marks = [f for f in fields if f.is_selection]
     assert len(marks) == 4 and all(not f.key and f.selection_state == "unselected" for f in marks)
+
+
+def _bevelled_check_boxes() -> bytes:
+    """Three check boxes drawn as a baked widget's inset appearance draws them, after the page's own
+    print (the labels): a white square and, on it, two filled L's (the dark top-left sides, the light
+    bottom-right ones); a ZapfDingbats tick in the first."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=300, height=120)
+    rows = [22.0 + 27 * i for i in range(3)]
+    for y0, label in zip(rows, ("Check box, unchecked", "Check box, checked", "Check box, read-only")):
+        page.insert_text((32, y0 + 8.5), label, fontsize=10)
+    for i, y0 in enumerate(rows):
+        x0, s, t = 21.0, 10.0, 1.0
+        x1, y1 = x0 + s, y0 + s
+        page.draw_rect((x0, y0, x1, y1), color=None, fill=(1, 1, 1))
+        shape = page.new_shape()
+        shape.draw_polyline([(x0, y0), (x1, y0), (x1 - t, y0 + t), (x0 + t, y0 + t), (x0 + t, y1 - t), (x0, y1)])
+        shape.finish(color=None, fill=(0, 0, 0), closePath=True)
+        shape.draw_polyline([(x1, y1), (x0, y1), (x0 + t, y1 - t), (x1 - t, y1 - t), (x1 - t, y0 + t), (x1, y0)])
+        shape.finish(color=None, fill=(0.83, 0.82, 0.78), closePath=True)
+        shape.commit()
+        if i == 0:
+            page.insert_text((x0 + 2, y1 - 2.5), "3", fontname="zadb", fontsize=9)
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("engine", ["fast", "layout"])
+def test_bevelled_check_boxes_are_marks_and_a_tick_in_one_ticks_it(engine):
+    """Failed before: a bevelled box has no stroked outline (its sides are two filled L's), so it
+    was no check box; only the lone tick was read, as a box of its own."""
+    marks = [f for f in ingest_fields(_bevelled_check_boxes(), "bevel.pdf", engine) if f.is_selection]
+    assert sorted((f.key, f.selection_state) for f in marks) == [
+        ("Check box, checked", "unselected"), ("Check box, read-only", "unselected"),
+        ("Check box, unchecked", "selected")]
