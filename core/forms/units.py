@@ -248,7 +248,8 @@ def page_units(doc: Document, page: Page) -> tuple[Unit, ...]:
     reviewed = {e.id for e in page.elements if "reviewer:set_selection" in e.rules}
     dingbats = {e.id for e in page.elements if any("dingbat" in str(f).lower() for f in (e.attr("fonts") or ()))}
     out = join_comb_cells(out, page_rulings(doc, page)) if any(_SPACED.match(u.text) for u in out) else out
-    return _labels_between_marks(_lone_ticks(_ticks_inside(out, reviewed, dingbats), dingbats))
+    marks_read = _lone_ticks(_ticks_inside(out, reviewed, dingbats), dingbats)
+    return _labels_between_marks(_empty_under_a_line(marks_read, reviewed))
 
 
 # ---- comb fields ---------------------------------------------------------------------------------
@@ -439,6 +440,26 @@ def _ticks_inside(units: list[Unit], reviewed: set[str], dingbats: set[str] = fr
             u = replace(u, state="selected")
         out.append(u)
     return tuple(out)
+
+
+def _empty_under_a_line(units: tuple[Unit, ...], reviewed: set[str]) -> tuple[Unit, ...]:
+    """A box of unknown state (the refine step kept it as an ornament because text covers part of it)
+    that no text sits inside, only lines running across or into it from beside (a label set tight
+    against its box, a caption the box was drawn over), is an empty check box: unselected. A tick in
+    a box was read already; a word or number a box frames lies inside it."""
+    def open_box(m: Unit) -> bool:
+        if m.kind != "mark" or m.state != "unknown" or m.source == "widget" or m.element_id in reviewed:
+            return False
+        width = m.bbox[2] - m.bbox[0]
+        across = [t for t in units if t.kind == "text" and overlap_area(t.bbox, m.bbox) > 0]
+        # a label starts at the box (or a letter or two before it) and runs on to its right; a line of
+        # running text crossing the box runs on past it on both sides
+        return bool(across) and all(not contains(m.bbox, t.bbox, 1.5) and t.bbox[2] - t.bbox[0] > 2 * width
+                                    and t.bbox[0] >= m.bbox[0] - 0.5 * width for t in across)
+
+    if not any(open_box(u) for u in units):
+        return units
+    return tuple(replace(u, state="unselected") if open_box(u) else u for u in units)
 
 
 SPACE_RUN = re.compile(r"\s{2,}")  # the room a line leaves for a box drawn into it

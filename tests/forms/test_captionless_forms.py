@@ -196,3 +196,24 @@ def test_bevelled_check_boxes_are_marks_and_a_tick_in_one_ticks_it(engine):
     assert sorted((f.key, f.selection_state) for f in marks) == [
         ("Check box, checked", "unselected"), ("Check box, read-only", "unselected"),
         ("Check box, unchecked", "selected")]
+
+
+def _tight_radio_labels() -> bytes:
+    """A gender row as cms1490s prints it, filled and baked: "Male" chosen (a dot in its ring), its
+    label clear of the ring; "Female" not, its label set so tight that its box starts inside the ring."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=200)
+    page.insert_text((380, 80), "Patient's sex:", fontsize=8)
+    for x, label, chosen, gap in ((440, "Male", True, 11), (476, "Female", False, 6)):
+        page.draw_circle((x + 5, 76.5), 4.5, color=(0, 0, 0), width=0.8)
+        if chosen:
+            page.draw_circle((x + 5, 76.5), 2.2, color=None, fill=(0, 0, 0))
+        page.insert_text((x + gap, 80), label, fontsize=8)
+    return doc.tobytes()
+
+
+def test_a_radio_ring_its_label_runs_into_is_unselected_not_unknown():
+    """Failed before: the label's box covered part of the empty ring, so the ring was kept as an
+    ornament and read as of unknown state (cms1490s's Female on the fast engine)."""
+    marks = {f.key: f.selection_state for f in ingest_fields(_tight_radio_labels(), "sex.pdf", "fast") if f.is_selection}
+    assert marks == {"Male": "selected", "Female": "unselected"}
