@@ -65,7 +65,8 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     mark_boxes = [m.bbox for m in marks]
     typed_boxed = _typed_into_boxes(texts, rulings)
     in_own_box = {u.id for u in texts if u.id in typed_boxed or _framed_value(u, texts, rulings)}
-    labels = label_candidates([u for u in texts if u.id not in in_own_box])
+    choices = _list_box_choices(texts, in_own_box)  # a list box's other options → its highlighted choice
+    labels = label_candidates([u for u in texts if u.id not in in_own_box and u.id not in choices])
     fillers = fillers_of(texts)
     labelled: list[tuple[Unit, Unit | None]] = []
     for m in sorted(marks, key=lambda m: (round(m.bbox[1] / 4), m.bbox[0])):
@@ -111,7 +112,7 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
                      key=lambda u: (not _captions_blank(u, blanks), round(u.bbox[1] / 4), u.bbox[0]))
     for key in ordered:
         # a label over a ruled blank may be long (US forms); the looser rules want a short key
-        if key.id in used or key.id in value_used or key.id in typed_boxed \
+        if key.id in used or key.id in value_used or key.id in typed_boxed or key.id in choices \
                 or not key_like(key, True, max_chars=LONG_KEY_CHARS):
             continue
         found = value_for(key, texts, rulings, boxes, used | value_used, doc_id, page.number, form_page, typed,
@@ -119,6 +120,9 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
         if found is None:
             continue
         value, confidence = found
+        if value.id in choices:  # the caption over a list box takes the choice it shows highlighted
+            value = choices[value.id]
+            value_used.update(uid for uid, chosen in choices.items() if chosen is value)
         used.add(key.id)
         for uid in value.id.split("+"):
             value_used.add(uid)
@@ -132,6 +136,23 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     framed = _framed_values(texts, rulings, taken_now)
     taken_now |= {p.value.id for p in framed}
     return kept + framed + [Pair("text", None, u, 0.5) for uid, u in typed_boxed.items() if uid not in taken_now]
+
+
+def _list_box_choices(texts: Sequence[Unit], in_own_box: set[str]) -> dict[str, Unit]:
+    """A list box, flattened: its options one under another at one left edge, lines of one block, the
+    chosen one alone on a band of its own (the highlight, a box of its own). Each other option's id →
+    the chosen line: the options are neither keys nor values, the chosen line is the list's value."""
+    blocks: dict[str, list[Unit]] = {}
+    for u in texts:
+        if u.element_id is not None and u.id != u.element_id:  # one line of a block split into lines
+            blocks.setdefault(u.element_id, []).append(u)
+    out: dict[str, Unit] = {}
+    for lines in blocks.values():
+        chosen = [u for u in lines if u.id in in_own_box]
+        if len(lines) < 2 or len(chosen) != 1 or any(abs(u.bbox[0] - lines[0].bbox[0]) > 3 for u in lines):
+            continue
+        out.update((u.id, chosen[0]) for u in lines if u is not chosen[0])
+    return out
 
 
 def _typed_into_boxes(texts: Sequence[Unit], rulings: Rulings) -> dict[str, Unit]:
@@ -161,7 +182,9 @@ def _framed_value(u: Unit, texts: Sequence[Unit], rulings: Rulings) -> bool:
         return False
     cx, cy = (u.bbox[0] + u.bbox[2]) / 2, (u.bbox[1] + u.bbox[3]) / 2
     frame = cell_at(rulings, cx, cy, max_w=400, max_h=150)
-    if frame is None or not contains(frame, u.bbox, 1.5) or not _stands_apart(rulings, frame):
+    # a line's box is a font's height, taller than the glyphs: a tight box (a list box's highlighted
+    # choice) may leave it standing out by a little more than a rule's width
+    if frame is None or not contains(frame, u.bbox, max(1.5, 0.15 * u.height)) or not _stands_apart(rulings, frame):
         return False
     thick = min(frame[2] - frame[0], frame[3] - frame[1])
     if thick > FRAME_THICKNESS or min(u.bbox[2] - u.bbox[0], u.height) < FRAME_FILL * thick:

@@ -217,3 +217,33 @@ def test_a_radio_ring_its_label_runs_into_is_unselected_not_unknown():
     ornament and read as of unknown state (cms1490s's Female on the fast engine)."""
     marks = {f.key: f.selection_state for f in ingest_fields(_tight_radio_labels(), "sex.pdf", "fast") if f.is_selection}
     assert marks == {"Male": "selected", "Female": "unselected"}
+
+
+def _list_box(captioned: bool) -> bytes:
+    """A list box as pdf.js issue15096 prints it filled and baked: its options one under another in
+    one block, the chosen one on a light highlight band; a caption over it when `captioned`, and three
+    colon captions with typed values elsewhere so the page is a form."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=500)
+    for i, (caption, value) in enumerate((("Name:", "Jordan"), ("City:", "Portland"), ("Code:", "AB016"))):
+        page.insert_text((36, 60 + 20 * i), caption, fontname="tiro", fontsize=11)
+        page.insert_text((110, 60 + 20 * i), value, fontname="helv", fontsize=11)
+    if captioned:
+        page.insert_text((36, 272), "List Option:", fontname="tiro", fontsize=11)
+    page.draw_rect((36, 332, 134, 348), color=None, fill=(0.6, 0.75, 0.85))
+    page.insert_text((36, 297), "item1\nitem2\nitem3\nitem4", fontname="helv", fontsize=12, lineheight=1.3)
+    return doc.tobytes()
+
+
+def test_the_caption_over_a_list_box_takes_its_highlighted_choice_not_its_first_option():
+    """Failed before: the caption took the option printed right under it ("item1"); the options are a
+    list box's choices, and the one on the highlight band is its value. (The layout model files this
+    lone caption as a section header, which is no key, so the fast engine is the one to ask.)"""
+    fields = ingest_fields(_list_box(True), "list.pdf", "fast")
+    assert [(f.key, f.value) for f in fields if f.value.startswith("item")] == [("List Option", "item4")]
+
+
+@pytest.mark.parametrize("engine", ["fast", "layout"])
+def test_a_list_box_with_no_caption_gives_its_highlighted_choice_alone(engine):
+    fields = ingest_fields(_list_box(False), "list.pdf", engine)
+    assert [(f.key, f.value) for f in fields if f.value.startswith("item")] == [("", "item4")]
