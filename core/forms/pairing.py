@@ -62,34 +62,12 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
 
     # 1. marks and their labels, then the row label as group; a line alone in an input box of its own
     # is a value typed there, never a mark's label (it is printed beside the box it names)
-    mark_boxes = [m.bbox for m in marks]
     typed_boxed = _typed_into_boxes(texts, rulings)
     in_own_box = {u.id for u in texts if u.id in typed_boxed or _framed_value(u, texts, rulings)}
     choices = _list_box_choices(texts, in_own_box)  # a list box's other options → its highlighted choice
     labels = label_candidates([u for u in texts if u.id not in in_own_box and u.id not in choices])
-    fillers = fillers_of(texts)
-    labelled: list[tuple[Unit, Unit | None]] = []
-    for m in sorted(marks, key=lambda m: (round(m.bbox[1] / 4), m.bbox[0])):
-        label = mark_label(m.bbox, labels, used, mark_boxes, fillers)
-        if label is not None and bullet(m, label):
-            continue  # a ring or dot in front of a sentence is a bullet, not a check box
-        if label is not None:
-            used.add(label.id)
-        labelled.append((m, label))
-    marks = [m for m, _ in labelled]
-    groups = _mark_groups(labelled, texts, used, rulings)
-    for m, label in labelled:
-        pairs.append(Pair("mark", label, m, 0.9 if label else 0.5, group=groups.get(m.id)))
-    by_group: dict[str, list[tuple[Unit, Unit | None]]] = {}
-    heads: dict[str, Unit] = {}
-    for m, label in labelled:
-        g = groups.get(m.id)
-        if g is not None and m.round:
-            by_group.setdefault(g.id, []).append((m, label))
-            heads[g.id] = g
-    for gid, options in by_group.items():
-        if len(options) >= 2:
-            pairs.append(Pair("radio", heads[gid], None, 0.85, options=tuple(options)))
+    pairs += _mark_pairs(marks, labels, texts, rulings, used)
+    marks = [p.value for p in pairs if p.kind == "mark"]  # a bullet is no mark
 
     # 2. key/value pairs; the looser rules (text beside or below a key) only on a page that looks
     # like a form, so a report's two-column prose is not read as pairs
@@ -161,6 +139,34 @@ def _typed_into_boxes(texts: Sequence[Unit], rulings: Rulings) -> dict[str, Unit
     top of a tall multi-line box too); a caption is printed in the page's other face."""
     held = lone_typed_units(texts, rulings)
     return {u.id: u for _, u in held} if len(held) >= LONE_BOXES else {}
+
+
+def _mark_pairs(marks: Sequence[Unit], labels: Sequence[Unit], texts: Sequence[Unit], rulings: Rulings,
+                used: set[str]) -> list[Pair]:
+    """Each mark with the label it takes (rule 3 of the module docstring), the row's leading label as
+    its group, and a radio field for each group of round marks; the labels taken join `used`."""
+    mark_boxes = [m.bbox for m in marks]
+    fillers = fillers_of(texts)
+    labelled: list[tuple[Unit, Unit | None]] = []
+    for m in sorted(marks, key=lambda m: (round(m.bbox[1] / 4), m.bbox[0])):
+        label = mark_label(m.bbox, labels, used, mark_boxes, fillers)
+        if label is not None and bullet(m, label):
+            continue  # a ring or dot in front of a sentence is a bullet, not a check box
+        if label is not None:
+            used.add(label.id)
+        labelled.append((m, label))
+    groups = _mark_groups(labelled, texts, used, rulings)
+    pairs = [Pair("mark", label, m, 0.9 if label else 0.5, group=groups.get(m.id)) for m, label in labelled]
+    by_group: dict[str, list[tuple[Unit, Unit | None]]] = {}
+    heads: dict[str, Unit] = {}
+    for m, label in labelled:
+        g = groups.get(m.id)
+        if g is not None and m.round:
+            by_group.setdefault(g.id, []).append((m, label))
+            heads[g.id] = g
+    pairs += [Pair("radio", heads[gid], None, 0.85, options=tuple(options))
+              for gid, options in by_group.items() if len(options) >= 2]
+    return pairs
 
 
 FRAME_THICKNESS = 40.0  # pt: an input box is a line or two high (or wide, turned); a panel is not
