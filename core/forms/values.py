@@ -170,7 +170,9 @@ def _in_cell_to_the_right(look: _Look, cell: BBox) -> Found | None:
         return None
     cy = center(kb)[1]
     right = cell_at(look.r, cell[2] + 1.5, cy)
-    if right is not None and right[1] <= cy <= right[3] and (right[3] - right[1]) <= 2.5 * (cell[3] - cell[1]):
+    # the gap between a frame's two rules (a button's double border) is no box: a value needs a character's width
+    if right is not None and right[1] <= cy <= right[3] and (right[3] - right[1]) <= 2.5 * (cell[3] - cell[1]) \
+            and right[2] - right[0] >= h:
         inside = _inside(look.texts, right, look.exclude)
         if not inside or not _key_like_colon(inside[0]):
             return look.unit(inside, right), 0.8

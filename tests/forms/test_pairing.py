@@ -575,3 +575,19 @@ def test_with_no_value_typed_into_a_box_a_caption_still_takes_the_text_beside_it
     # nothing shows the page's typing apart from its print: print beside a caption may be its value
     fields = _form_with_a_letterhead_footer(tmp_path, boxed=False)
     assert ("IBAN", "AT92 2040 4000 4096 8679") in {(f.key, f.value) for f in fields}
+
+
+def test_the_gap_between_a_buttons_two_border_rules_is_no_value_box():
+    """Failed before: a push button's caption inside its double border took the 2 pt band between the
+    two rules on its right as an empty value (pdf.js issue12706's 'Clear', layout engine)."""
+    from core.forms.rulings import Rulings
+    from core.forms.units import Unit
+    from core.forms.values import value_for
+
+    def frame(x0, y0, x1, y1):
+        return [(y0, x0, x1), (y1, x0, x1)], [(x0, y0, y1), (x1, y0, y1)]
+
+    (oh, ov), (ih, iv) = frame(374, 361, 446, 384), frame(376, 363, 444, 382)  # outer and inner border
+    rulings = Rulings(tuple(oh + ih), tuple(ov + iv))
+    key = Unit("k", 1, (394.7, 367.4, 424.7, 376.6), "Clear", "e", Category.TEXT)
+    assert value_for(key, [key], rulings, (), set(), "doc", 1) is None
