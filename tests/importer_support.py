@@ -3,6 +3,7 @@ drawn at given boxes, and "does the PDF text under this box match the imported t
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import unicodedata
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 from core.model import Document
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
+REALDATA = Path(os.environ.get("RLI_REALDATA") or Path(__file__).resolve().parents[1].parent / "shared" / "realdata")
 PEER = REALDATA / "peer_outputs"
 
 

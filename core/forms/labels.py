@@ -8,7 +8,7 @@ from collections import Counter
 from typing import Sequence
 
 from core.categories import Category
-from core.forms.rulings import Rulings, cell_at
+from core.forms.rulings import Rulings, cell_at, frame_of
 from core.forms.units import Unit, same_row, same_style, strip_mark_glyphs
 from core.geometry import contains, overlap_area
 from core.model import BBox, Page
@@ -198,6 +198,8 @@ def form_signal(page: Page, units: Sequence[Unit], rulings: Rulings | None = Non
         return True
     labels = label_candidates(texts)
     marks = [u for u in units if u.kind == "mark" and u.source != "widget"]
+    if row_of_marks(marks):
+        return True
     boxes = [m.bbox for m in marks]
     fillers = fillers_of(texts)
     for m in marks:
@@ -211,14 +213,35 @@ def form_signal(page: Page, units: Sequence[Unit], rulings: Rulings | None = Non
     return False
 
 
+MARK_ROW = 3  # equal marks side by side on one row that show a form with no label printed for them
+MARK_SIZE = 0.15  # how far (share of the larger) two marks' widths or heights may differ and be one kind of box
+
+
+def row_of_marks(marks: Sequence[Unit]) -> bool:
+    """MARK_ROW or more check boxes or radio buttons of one size on one row, apart from each other
+    and not all ticked: a row of a form's options, labelled or not (a row of radio buttons with
+    nothing printed beside them). A chart's legend keys are swatches, all filled."""
+    for m in marks:
+        row = [n for n in marks if same_row(n.bbox, m.bbox) and _same_box_size(n.bbox, m.bbox)]
+        apart = all(overlap_area(a.bbox, b.bbox) == 0 for i, a in enumerate(row) for b in row[i + 1:])
+        if len(row) >= MARK_ROW and apart and not all(n.state == "selected" for n in row):
+            return True
+    return False
+
+
+def _same_box_size(a: BBox, b: BBox) -> bool:
+    return all(abs(x - y) <= MARK_SIZE * max(x, y) for x, y in ((a[2] - a[0], b[2] - b[0]), (a[3] - a[1], b[3] - b[1])))
+
+
 def page_looks_like_form(units: Sequence[Unit], rulings: Rulings, boxes: Sequence[Unit]) -> bool:
     colon_keys = sum(1 for u in units if u.kind == "text" and COLON_END.search(u.text) and len(u.text) <= 40)
     marks = sum(1 for u in units if u.kind == "mark")
     if marks >= 1 or colon_keys >= 3 or len(boxes) >= 2 or captioned_blanks(units) >= 2:
         return True
-    if captioned_lines_in_own_font([u for u in units if u.kind == "text"]) >= TYPED_LINES:
+    texts = [u for u in units if u.kind == "text"]
+    if captioned_lines_in_own_font(texts) >= TYPED_LINES or lone_typed_boxes(texts, rulings) >= LONE_BOXES:
         return True
-    return len(captioned_boxes([u for u in units if u.kind == "text"], rulings)) >= 2
+    return len(captioned_boxes(texts, rulings)) >= 2
 
 
 def captioned_blanks(units: Sequence[Unit]) -> int:
@@ -285,15 +308,21 @@ def _short_typed_line(v: Unit) -> bool:
 
 
 def lone_typed_boxes(texts: Sequence[Unit], rulings: Rulings) -> int:
+    """How many values typed into boxes of their own the page shows (lone_typed_units)."""
+    return len(lone_typed_units(texts, rulings))
+
+
+def lone_typed_units(texts: Sequence[Unit], rulings: Rulings) -> list[tuple[BBox, Unit]]:
     """Ruled boxes standing apart (no closed box across any of their walls), each holding one short line
-    set in a font family that no text outside such boxes uses: values typed into a form's boxes, the
-    captions printed elsewhere or not at all. A table's cell has a neighbour cell across each wall; a
-    figure's node labels share the caption's or the body's font."""
+    set in a font family that no text outside such boxes uses, with the line: values typed into a
+    form's boxes, the captions printed elsewhere or not at all. A table's cell has a neighbour cell
+    across each wall; a figure's node labels share the caption's or the body's font."""
     held: list[tuple[BBox, Unit]] = []
     for v in texts:
         if not _short_typed_line(v):
             continue
-        box = cell_at(rulings, (v.bbox[0] + v.bbox[2]) / 2, (v.bbox[1] + v.bbox[3]) / 2)
+        # a value typed into a comb runs across its cells' walls: the comb is its box
+        box = frame_of(rulings, v.bbox) or cell_at(rulings, (v.bbox[0] + v.bbox[2]) / 2, (v.bbox[1] + v.bbox[3]) / 2)
         if box is None or box[2] - box[0] < 2 * v.height:
             continue
         inside = [u for u in texts if box[0] <= (u.bbox[0] + u.bbox[2]) / 2 <= box[2]
@@ -308,7 +337,7 @@ def lone_typed_boxes(texts: Sequence[Unit], rulings: Rulings) -> int:
         return any(cell_at(rulings, x, y) is not None
                    for x, y in ((box[0] - 3, cy), (box[2] + 3, cy), (cx, box[1] - 3), (cx, box[3] + 3)))
 
-    return sum(1 for box, v in held if font_family(v.font) not in families and not in_grid(box))
+    return [(box, v) for box, v in held if font_family(v.font) not in families and not in_grid(box)]
 
 
 def captioned_lines_in_own_font(texts: Sequence[Unit]) -> int:

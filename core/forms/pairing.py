@@ -20,7 +20,8 @@ from typing import Sequence
 
 from core.categories import Category
 from core.forms.labels import (
-    COLON_END, bullet, fillers_of, key_like, label_candidates, mark_label, page_looks_like_form, typed_families,
+    COLON_END, LONE_BOXES, bullet, fillers_of, font_family, key_like, label_candidates, lone_typed_units, mark_label,
+    page_looks_like_form, typed_families,
 )
 from core.forms.rulings import Rulings, cell_at, page_rulings, wall_between
 from core.forms.unit_index import input_boxes
@@ -59,32 +60,14 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     pairs: list[Pair] = []
     used: set[str] = set()
 
-    # 1. marks and their labels, then the row label as group
-    mark_boxes = [m.bbox for m in marks]
-    labels = label_candidates(texts)
-    fillers = fillers_of(texts)
-    labelled: list[tuple[Unit, Unit | None]] = []
-    for m in sorted(marks, key=lambda m: (round(m.bbox[1] / 4), m.bbox[0])):
-        label = mark_label(m.bbox, labels, used, mark_boxes, fillers)
-        if label is not None and bullet(m, label):
-            continue  # a ring or dot in front of a sentence is a bullet, not a check box
-        if label is not None:
-            used.add(label.id)
-        labelled.append((m, label))
-    marks = [m for m, _ in labelled]
-    groups = _mark_groups(labelled, texts, used, rulings)
-    for m, label in labelled:
-        pairs.append(Pair("mark", label, m, 0.9 if label else 0.5, group=groups.get(m.id)))
-    by_group: dict[str, list[tuple[Unit, Unit | None]]] = {}
-    heads: dict[str, Unit] = {}
-    for m, label in labelled:
-        g = groups.get(m.id)
-        if g is not None and m.round:
-            by_group.setdefault(g.id, []).append((m, label))
-            heads[g.id] = g
-    for gid, options in by_group.items():
-        if len(options) >= 2:
-            pairs.append(Pair("radio", heads[gid], None, 0.85, options=tuple(options)))
+    # 1. marks and their labels, then the row label as group; a line alone in an input box of its own
+    # is a value typed there, never a mark's label (it is printed beside the box it names)
+    typed_boxed = _typed_into_boxes(texts, rulings)
+    in_own_box = {u.id for u in texts if u.id in typed_boxed or _framed_value(u, texts, rulings)}
+    choices = _list_box_choices(texts, in_own_box)  # a list box's other options → its highlighted choice
+    labels = label_candidates([u for u in texts if u.id not in in_own_box and u.id not in choices])
+    pairs += _mark_pairs(marks, labels, texts, rulings, used)
+    marks = [p.value for p in pairs if p.kind == "mark"]  # a bullet is no mark
 
     # 2. key/value pairs; the looser rules (text beside or below a key) only on a page that looks
     # like a form, so a report's two-column prose is not read as pairs
@@ -94,8 +77,12 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     data_tables = {t.id for t in tables if _data_table(t, page, form_page)}
     texts = [u for u in texts if u.element_id not in data_tables]
     value_used: set[str] = set()
-    typed = typed_families(texts) if form_page else frozenset()
+    # the faces of the page's typed values: those beside or under their captions, and those typed alone
+    # into boxes of their own
+    typed = typed_families(texts) | {font_family(u.font) for u in typed_boxed.values() if u.font} \
+        if form_page else frozenset()
     stacked = _stacked_words(texts)
+    typed_boxed = typed_boxed if form_page else {}
     # the caption of a blank printed as underscores takes its blank first: it is not the value of
     # the question printed before it on the row
     blanks = [u for u in units if u.kind == "line"]
@@ -103,12 +90,17 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
                      key=lambda u: (not _captions_blank(u, blanks), round(u.bbox[1] / 4), u.bbox[0]))
     for key in ordered:
         # a label over a ruled blank may be long (US forms); the looser rules want a short key
-        if key.id in used or key.id in value_used or not key_like(key, True, max_chars=LONG_KEY_CHARS):
+        if key.id in used or key.id in value_used or key.id in typed_boxed or key.id in choices \
+                or not key_like(key, True, max_chars=LONG_KEY_CHARS):
             continue
-        found = value_for(key, texts, rulings, boxes, used | value_used, doc_id, page.number, form_page, typed)
+        found = value_for(key, texts, rulings, boxes, used | value_used, doc_id, page.number, form_page, typed,
+                          bool(typed_boxed))
         if found is None:
             continue
         value, confidence = found
+        if value.id in choices:  # the caption over a list box takes the choice it shows highlighted
+            value = choices[value.id]
+            value_used.update(uid for uid, chosen in choices.items() if chosen is value)
         used.add(key.id)
         for uid in value.id.split("+"):
             value_used.add(uid)
@@ -117,7 +109,64 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     kept = [p for i, p in enumerate(pairs) if i not in codes]
     kept += _continuation_boxes(kept, texts, rulings, used | value_used, doc_id, page.number)
     taken_now = used | value_used | {uid for p in kept if p.value is not None for uid in p.value.id.split("+")}
-    return kept + _framed_values(texts, rulings, taken_now) if form_page else kept
+    if not form_page:
+        return kept
+    framed = _framed_values(texts, rulings, taken_now)
+    taken_now |= {p.value.id for p in framed}
+    return kept + framed + [Pair("text", None, u, 0.5) for uid, u in typed_boxed.items() if uid not in taken_now]
+
+
+def _list_box_choices(texts: Sequence[Unit], in_own_box: set[str]) -> dict[str, Unit]:
+    """A list box, flattened: its options one under another at one left edge, lines of one block, the
+    chosen one alone on a band of its own (the highlight, a box of its own). Each other option's id →
+    the chosen line: the options are neither keys nor values, the chosen line is the list's value."""
+    blocks: dict[str, list[Unit]] = {}
+    for u in texts:
+        if u.element_id is not None and u.id != u.element_id:  # one line of a block split into lines
+            blocks.setdefault(u.element_id, []).append(u)
+    out: dict[str, Unit] = {}
+    for lines in blocks.values():
+        chosen = [u for u in lines if u.id in in_own_box]
+        if len(lines) < 2 or len(chosen) != 1 or any(abs(u.bbox[0] - lines[0].bbox[0]) > 3 for u in lines):
+            continue
+        out.update((u.id, chosen[0]) for u in lines if u is not chosen[0])
+    return out
+
+
+def _typed_into_boxes(texts: Sequence[Unit], rulings: Rulings) -> dict[str, Unit]:
+    """Lines typed into boxes of their own (labels.lone_typed_units), when the page shows enough of
+    them to be a form filled in: values, never keys, whatever their box's shape (a line typed at the
+    top of a tall multi-line box too); a caption is printed in the page's other face."""
+    held = lone_typed_units(texts, rulings)
+    return {u.id: u for _, u in held} if len(held) >= LONE_BOXES else {}
+
+
+def _mark_pairs(marks: Sequence[Unit], labels: Sequence[Unit], texts: Sequence[Unit], rulings: Rulings,
+                used: set[str]) -> list[Pair]:
+    """Each mark with the label it takes (rule 3 of the module docstring), the row's leading label as
+    its group, and a radio field for each group of round marks; the labels taken join `used`."""
+    mark_boxes = [m.bbox for m in marks]
+    fillers = fillers_of(texts)
+    labelled: list[tuple[Unit, Unit | None]] = []
+    for m in sorted(marks, key=lambda m: (round(m.bbox[1] / 4), m.bbox[0])):
+        label = mark_label(m.bbox, labels, used, mark_boxes, fillers)
+        if label is not None and bullet(m, label):
+            continue  # a ring or dot in front of a sentence is a bullet, not a check box
+        if label is not None:
+            used.add(label.id)
+        labelled.append((m, label))
+    groups = _mark_groups(labelled, texts, used, rulings)
+    pairs = [Pair("mark", label, m, 0.9 if label else 0.5, group=groups.get(m.id)) for m, label in labelled]
+    by_group: dict[str, list[tuple[Unit, Unit | None]]] = {}
+    heads: dict[str, Unit] = {}
+    for m, label in labelled:
+        g = groups.get(m.id)
+        if g is not None and m.round:
+            by_group.setdefault(g.id, []).append((m, label))
+            heads[g.id] = g
+    pairs += [Pair("radio", heads[gid], None, 0.85, options=tuple(options))
+              for gid, options in by_group.items() if len(options) >= 2]
+    return pairs
 
 
 FRAME_THICKNESS = 40.0  # pt: an input box is a line or two high (or wide, turned); a panel is not
@@ -129,22 +178,24 @@ def _framed_values(texts: Sequence[Unit], rulings: Rulings, taken: set[str]) -> 
     (no rule of it runs on past its corners, as a table's or a grid's do) and sized to the line
     (a field of a form with no printed captions, filled and flattened). Keyless: the page prints
     nothing to name them."""
-    out: list[Pair] = []
-    for u in texts:
-        # a figure's or an index's words in boxes are a diagram's nodes or entries, not values
-        if u.id in taken or not strip_mark_glyphs(u.text) or u.category not in LOOSE_KEY_CATEGORIES:
-            continue
-        cx, cy = (u.bbox[0] + u.bbox[2]) / 2, (u.bbox[1] + u.bbox[3]) / 2
-        frame = cell_at(rulings, cx, cy, max_w=400, max_h=150)
-        if frame is None or not contains(frame, u.bbox, 1.5) or not _stands_apart(rulings, frame):
-            continue
-        thick = min(frame[2] - frame[0], frame[3] - frame[1])
-        if thick > FRAME_THICKNESS or min(u.bbox[2] - u.bbox[0], u.height) < FRAME_FILL * thick:
-            continue
-        if any(v is not u and contains(frame, v.bbox, 1.0) for v in texts):
-            continue
-        out.append(Pair("text", None, u, 0.5))
-    return out
+    return [Pair("text", None, u, 0.5) for u in texts if u.id not in taken and _framed_value(u, texts, rulings)]
+
+
+def _framed_value(u: Unit, texts: Sequence[Unit], rulings: Rulings) -> bool:
+    """One line alone in a box of its own that stands apart and is sized to it (_framed_values)."""
+    # a figure's or an index's words in boxes are a diagram's nodes or entries, not values
+    if not strip_mark_glyphs(u.text) or u.category not in LOOSE_KEY_CATEGORIES:
+        return False
+    cx, cy = (u.bbox[0] + u.bbox[2]) / 2, (u.bbox[1] + u.bbox[3]) / 2
+    frame = cell_at(rulings, cx, cy, max_w=400, max_h=150)
+    # a line's box is a font's height, taller than the glyphs: a tight box (a list box's highlighted
+    # choice) may leave it standing out by a little more than a rule's width
+    if frame is None or not contains(frame, u.bbox, max(1.5, 0.15 * u.height)) or not _stands_apart(rulings, frame):
+        return False
+    thick = min(frame[2] - frame[0], frame[3] - frame[1])
+    if thick > FRAME_THICKNESS or min(u.bbox[2] - u.bbox[0], u.height) < FRAME_FILL * thick:
+        return False
+    return not any(v is not u and contains(frame, v.bbox, 1.0) for v in texts)
 
 
 def _stands_apart(r: Rulings, frame: BBox, reach: float = 3.0) -> bool:

@@ -132,6 +132,46 @@ def cell_at(r: Rulings, x: float, y: float, max_w: float = 600, max_h: float = 2
     return best[1] if best else None
 
 
+def comb_run(r: Rulings, box: BBox | None) -> BBox | None:
+    """A comb field: a run of equal narrow cells side by side on one pair of rules (one character
+    per cell) is one box, from the first cell to the last; any other box is itself."""
+    if box is None:
+        return None
+    width, height = box[2] - box[0], box[3] - box[1]
+    if width > 2 * height:
+        return box
+    run = box
+    for _ in range(64):  # a comb longer than this is a grid, not a field
+        nxt = cell_at(r, run[2] + 1.5, (box[1] + box[3]) / 2)
+        if nxt is None or abs(nxt[0] - run[2]) > 1.5 or abs(nxt[1] - box[1]) > 1.5 or abs(nxt[3] - box[3]) > 1.5 \
+                or abs((nxt[2] - nxt[0]) - width) > 0.25 * width:
+            break
+        run = (box[0], box[1], nxt[2], box[3])
+    return run if run[2] - run[0] >= 3 * width else box
+
+
+COMB_CELLS = 3  # cells a run of text must lie across before its comb is its frame (a table's cell text does not cross walls)
+
+
+def frame_of(r: Rulings, box: BBox) -> BBox | None:
+    """The closed box a line of text sits in: the cell around its centre when the line lies inside
+    it; else, for a value typed one character per cell into a comb (the line runs across the
+    cells' walls), the comb from the cell of its first character to the comb's last cell."""
+    cy = (box[1] + box[3]) / 2
+    cell = cell_at(r, (box[0] + box[2]) / 2, cy)
+    if cell is not None and _holds(cell, box):
+        return cell
+    first = cell_at(r, box[0] + 0.25 * (box[3] - box[1]), cy)
+    comb = comb_run(r, first) if first is not None else None
+    if comb is None or comb == first or not _holds(comb, box) or comb[3] - comb[1] > 3 * (box[3] - box[1]):
+        return None
+    return comb if (comb[2] - comb[0]) >= COMB_CELLS * (first[2] - first[0]) - 1.5 else None
+
+
+def _holds(frame: BBox, box: BBox, tol: float = 1.5) -> bool:
+    return frame[0] - tol <= box[0] and frame[1] - tol <= box[1] and box[2] <= frame[2] + tol and box[3] <= frame[3] + tol
+
+
 def open_row_at(r: Rulings, x: float, y: float, max_h: float = 70) -> BBox | None:
     """A band between two horizontal rules around (x, y) with no side walls (a US form's row)."""
     tops = [(sy, a, b) for sy, a, b in r.h if sy < y and a - 1 <= x <= b + 1 and y - sy <= max_h]

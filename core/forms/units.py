@@ -224,8 +224,10 @@ def page_units(doc: Document, page: Page) -> tuple[Unit, ...]:
         if e.category is C.SELECTION_MARK or (e.attr("kind") == "square" and e.category in (C.PICTURE, C.DECORATIVE)):
             out.append(mark_unit(e))
             continue
-        if e.category in MARGIN_CATEGORIES and e.text.strip() and _in_ruled_box(doc, page, e):
-            e = replace(e, category=C.FORM_FIELD)  # a value typed into a box at the page's edge, not a running head
+        if e.category in MARGIN_CATEGORIES and e.text.strip() and (
+                _in_ruled_box(doc, page, e) or _tick_in_a_box(e, marks)):
+            # a value typed into a box at the page's edge, or a check box's tick there, not a running head
+            e = replace(e, category=C.FORM_FIELD)
         if e.category not in TEXT_CATEGORIES or not e.text.strip():
             continue
         lines = stored_lines(e)
@@ -246,7 +248,8 @@ def page_units(doc: Document, page: Page) -> tuple[Unit, ...]:
     reviewed = {e.id for e in page.elements if "reviewer:set_selection" in e.rules}
     dingbats = {e.id for e in page.elements if any("dingbat" in str(f).lower() for f in (e.attr("fonts") or ()))}
     out = join_comb_cells(out, page_rulings(doc, page)) if any(_SPACED.match(u.text) for u in out) else out
-    return _lone_ticks(_ticks_inside(out, reviewed, dingbats), dingbats)
+    marks_read = _lone_ticks(_ticks_inside(out, reviewed, dingbats), dingbats)
+    return _labels_between_marks(_empty_under_a_line(marks_read, reviewed))
 
 
 # ---- comb fields ---------------------------------------------------------------------------------
@@ -378,6 +381,13 @@ def _in_ruled_box(doc: Document, page: Page, e: Element) -> bool:
     return box is not None and contains(box, e.bbox, 2.0) and (box[2] - box[0]) * (box[3] - box[1]) < 0.25 * page.width * page.height
 
 
+def _tick_in_a_box(e: Element, marks: Sequence[BBox]) -> bool:
+    """A glyph or two printed inside a check box, alone or as a line of its own (a ticked box near the
+    page's top edge, whose tick, or the tick with its label, a reader of running heads took for one)."""
+    lines = [(box, text) for box, text, _, _ in stored_lines(e)] or [(e.bbox, e.text)]
+    return any(len(text.strip()) <= 2 and any(contains(m, box, tolerance=1.5) for m in marks) for box, text in lines)
+
+
 # ZapfDingbats check marks and crosses ("3" ✓, "4" ✔, "5"-"8" ✕✖✗✘): what a flattened check box
 # prints when ticked; its bullets ("l" ●, "n" ■, "u" ◆) are not among them
 DINGBAT_TICKS = frozenset("345678")
@@ -430,6 +440,69 @@ def _ticks_inside(units: list[Unit], reviewed: set[str], dingbats: set[str] = fr
             u = replace(u, state="selected")
         out.append(u)
     return tuple(out)
+
+
+def _empty_under_a_line(units: tuple[Unit, ...], reviewed: set[str]) -> tuple[Unit, ...]:
+    """A box of unknown state (the refine step kept it as an ornament because text covers part of it)
+    that no text sits inside, only lines running across or into it from beside (a label set tight
+    against its box, a caption the box was drawn over), is an empty check box: unselected. A tick in
+    a box was read already; a word or number a box frames lies inside it."""
+    def open_box(m: Unit) -> bool:
+        if m.kind != "mark" or m.state != "unknown" or m.source == "widget" or m.element_id in reviewed:
+            return False
+        width = m.bbox[2] - m.bbox[0]
+        across = [t for t in units if t.kind == "text" and overlap_area(t.bbox, m.bbox) > 0]
+        # a label starts at the box (or a letter or two before it) and runs on to its right; a line of
+        # running text crossing the box runs on past it on both sides
+        return bool(across) and all(not contains(m.bbox, t.bbox, 1.5) and t.bbox[2] - t.bbox[0] > 2 * width
+                                    and t.bbox[0] >= m.bbox[0] - 0.5 * width for t in across)
+
+    if not any(open_box(u) for u in units):
+        return units
+    return tuple(replace(u, state="unselected") if open_box(u) else u for u in units)
+
+
+SPACE_RUN = re.compile(r"\s{2,}")  # the room a line leaves for a box drawn into it
+
+
+def _labels_between_marks(units: tuple[Unit, ...]) -> tuple[Unit, ...]:
+    """A line printed with room left in it for the boxes ("   Option 1       Option 2       Option 3",
+    a check box drawn in each run of spaces) is one label after each box, and the boxes, which the
+    line's box covered, are the form's: an empty one is unselected (a tick in one was read already)."""
+    marks = [u for u in units if u.kind == "mark" and u.source != "widget"]
+    if not marks:
+        return units
+    out: list[Unit] = []
+    freed: set[str] = set()
+    for u in units:
+        pieces = _split_at_marks(u, marks) if u.kind == "text" and not u.rows else None
+        if pieces is None:
+            out.append(u)
+            continue
+        out.extend(pieces[0])
+        freed.update(pieces[1])
+    if not freed:
+        return units
+    return tuple(replace(u, state="unselected") if u.id in freed and u.state == "unknown" else u for u in out)
+
+
+def _split_at_marks(u: Unit, marks: Sequence[Unit]) -> tuple[list[Unit], set[str]] | None:
+    """(the line's pieces, the ids of the marks inside it) when its runs of spaces hold the marks:
+    as many pieces of text as stretches of the line's box left between the marks."""
+    inside = sorted((m for m in marks if same_row(m.bbox, u.bbox) and u.bbox[0] < (m.bbox[0] + m.bbox[2]) / 2 < u.bbox[2]),
+                    key=lambda m: m.bbox[0])
+    if not inside:
+        return None
+    chunks = [c for c in SPACE_RUN.split(u.text.strip()) if c]
+    if len(chunks) < 2:
+        return None  # no room left in the line: a box drawn over a caption's first letters is no gap of it
+    edges = [u.bbox[0]] + [x for m in inside for x in (m.bbox[0], m.bbox[2])] + [u.bbox[2]]
+    stretches = [(a, b) for a, b in zip(edges[::2], edges[1::2]) if b - a >= 0.5 * u.height]
+    if len(chunks) != len(stretches):
+        return None
+    pieces = [replace(u, id=f"{u.id}~{k}s", bbox=(a, u.bbox[1], b, u.bbox[3]), text=text)
+              for k, (text, (a, b)) in enumerate(zip(chunks, stretches))]
+    return pieces, {m.id for m in inside}
 
 
 # ---- sections -----------------------------------------------------------------------------------

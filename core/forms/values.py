@@ -13,7 +13,7 @@ from core.categories import Category
 from core.forms.labels import (
     COLON_END, WORDY, YEAR_PREFIX, bridged, fillers_of, font_family, key_like, label_candidates,
 )
-from core.forms.rulings import Rulings, cell_at, open_row_at
+from core.forms.rulings import Rulings, cell_at, comb_run, open_row_at
 from core.forms.units import Unit, box_id, same_row, same_size, same_style, union_box
 from core.geometry import center, contains
 from core.model import BBox
@@ -62,6 +62,7 @@ class _Look:
     page: int
     fillers: Sequence[Unit] = ()
     typed: frozenset[str] = frozenset()  # font families of the page's typed values (labels.typed_families)
+    boxed_typing: bool = False  # the page shows values typed alone into boxes of their own (labels.lone_typed_units)
 
     @property
     def kb(self) -> BBox:
@@ -76,10 +77,11 @@ class _Look:
 
 
 def value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Unit], used: set[str],
-              doc_id: str, page: int, form_page: bool = True, typed: frozenset[str] = frozenset()) -> Found | None:
+              doc_id: str, page: int, form_page: bool = True, typed: frozenset[str] = frozenset(),
+              boxed_typing: bool = False) -> Found | None:
     """The unit holding `key`'s value and a confidence, from the places a form prints a value, tried
     in order (see the module docstring); None when no place holds one."""
-    look = _Look(key, texts, r, used | {key.id}, doc_id, page, typed=typed)
+    look = _Look(key, texts, r, used | {key.id}, doc_id, page, typed=typed, boxed_typing=boxed_typing)
     cx, cy = center(key.bbox)
     cell = cell_at(r, cx, cy)
     if cell is not None and contains(cell, key.bbox, 2.0):
@@ -105,7 +107,20 @@ def value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Unit
     if not key_like(key, form_page):
         # a long question ("…? Is it too hot or too cold?") labels only what was typed under it
         return _typed_below(look, QUESTION_END.search(key.text) or COLON_END.search(key.text))
-    return _text_to_the_right(look) or _text_below_colon_key(look) or _typed_below(look, False)
+    found = _text_to_the_right(look) or _text_below_colon_key(look)
+    if found is not None and _print_like_its_key(look, found[0]):
+        found = None
+    return found or _typed_below(look, False)
+
+
+def _print_like_its_key(look: _Look, value: Unit) -> bool:
+    """On a page whose values were typed into boxes of their own, in a typeface of their own, text beside
+    or under a caption in the caption's own face and size is the form's print (a letterhead's "IBAN:
+    AT92 …", "Adresse:" over its street), not a value filled in. (Lines under captions in another face
+    alone are no such sign: a font without a script's glyphs falls back to another for those lines.)"""
+    key = look.key
+    return bool(look.boxed_typing and value.font and key.font) and font_family(value.font) == font_family(key.font) \
+        and same_size(value, key)
 
 
 SIGNATURE_LINE = 300.0  # pt: a date or signature line; a rule across the page is a separator
@@ -155,7 +170,9 @@ def _in_cell_to_the_right(look: _Look, cell: BBox) -> Found | None:
         return None
     cy = center(kb)[1]
     right = cell_at(look.r, cell[2] + 1.5, cy)
-    if right is not None and right[1] <= cy <= right[3] and (right[3] - right[1]) <= 2.5 * (cell[3] - cell[1]):
+    # the gap between a frame's two rules (a button's double border) is no box: a value needs a character's width
+    if right is not None and right[1] <= cy <= right[3] and (right[3] - right[1]) <= 2.5 * (cell[3] - cell[1]) \
+            and right[2] - right[0] >= h:
         inside = _inside(look.texts, right, look.exclude)
         if not inside or not _key_like_colon(inside[0]):
             return look.unit(inside, right), 0.8
@@ -194,24 +211,6 @@ def _in_box_to_the_right(look: _Look) -> Found | None:
             if not owner and (not inside or not (_key_like_colon(inside[0]) or _labels_own_cell(inside[0], box))):
                 return look.unit(inside, box), 0.8
     return None
-
-
-def comb_run(r: Rulings, box: BBox | None) -> BBox | None:
-    """A comb field: a run of equal narrow cells side by side on one pair of rules (one character
-    per cell) is one box, from the first cell to the last; any other box is itself."""
-    if box is None:
-        return None
-    width, height = box[2] - box[0], box[3] - box[1]
-    if width > 2 * height:
-        return box
-    run = box
-    for _ in range(64):  # a comb longer than this is a grid, not a field
-        nxt = cell_at(r, run[2] + 1.5, (box[1] + box[3]) / 2)
-        if nxt is None or abs(nxt[0] - run[2]) > 1.5 or abs(nxt[1] - box[1]) > 1.5 or abs(nxt[3] - box[3]) > 1.5 \
-                or abs((nxt[2] - nxt[0]) - width) > 0.25 * width:
-            break
-        run = (box[0], box[1], nxt[2], box[3])
-    return run if run[2] - run[0] >= 3 * width else box
 
 
 def _on_underline(look: _Look) -> Found | None:

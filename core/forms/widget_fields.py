@@ -14,8 +14,9 @@ from core.forms.form_field import (
 )
 from core.forms.labels import fillers_of, group_label, label_candidates, mark_label, widget_label
 from core.forms.units import Unit, union_box, widget_shadows
-from core.geometry import coverage
+from core.geometry import coverage, overlap_area
 from core.model import Document, Element, Page, SELECTION_STATES
+from core.text import squash
 
 
 _CHECK_TYPES = {"checkbox", "check box", "check"}
@@ -61,7 +62,8 @@ def widget_fields(doc: Document, page: Page, units: Sequence[Unit]) -> list[Form
                and e.category in (Category.FORM_FIELD, Category.SELECTION_MARK)]
     if not widgets:
         return []
-    labels = label_candidates(units, exclude=[w.bbox for w in widgets])
+    own_print = _values_printed_in_place(units, widgets)
+    labels = label_candidates([u for u in units if u.id not in own_print], exclude=[w.bbox for w in widgets])
     shadows = widget_shadows(page)
     fillers = fillers_of(units)
     marks = [w.bbox for w in widgets if widget_kind(w) in ("checkbox", "radio")]
@@ -112,6 +114,21 @@ def widget_fields(doc: Document, page: Page, units: Sequence[Unit]) -> list[Form
         group = radio_group_field(doc, page, name, options, labels, used)
         out.append(group)
         out[:] = [replace(f, group=group.key) if f.field_name == name and f.is_selection else f for f in out]
+    return out
+
+
+def _values_printed_in_place(units: Sequence[Unit], widgets: Sequence[Element]) -> set[str]:
+    """Ids of the units that are a widget's own value printed on the page where the widget sits (its
+    appearance, a filled form's print), though overflowing its rectangle: no label of any widget. (A
+    check box's or radio button's value is its export name, often its label's words: "Male".)"""
+    out: set[str] = set()
+    for w in widgets:
+        value = squash(widget_value_text(w)) if widget_kind(w) in ("text", "choice") else ""
+        if not value:
+            continue
+        for u in units:
+            if u.kind == "text" and squash(u.text) == value and overlap_area(u.bbox, w.bbox) > 0:
+                out.add(u.id)
     return out
 
 

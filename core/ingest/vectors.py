@@ -32,6 +32,7 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
     vec = Vectors()
     page_area = rect.width * rect.height
     rounds: list[tuple[BBox, bool, bool, int]] = []
+    bevels: dict[tuple[int, int, int, int], list[BBox]] = {}
     for index, path in enumerate(page.get_cdrawings()):
         fill = path.get("fill")
         stroked = "s" in path.get("type", "")
@@ -53,6 +54,8 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
             if stroked and not any(abs(box[0] - b[0]) < 1 and abs(box[1] - b[1]) < 1 for b, _ in vec.squares):
                 vec.squares.append((box, filled))
             continue
+        if not stroked and _bevel_half(items) and 4 <= w <= 22 and 4 <= h <= 22 and abs(w - h) <= 0.25 * max(w, h):
+            bevels.setdefault(tuple(round(v) for v in box), []).append(box)  # drawn on as rulings too
         if items and all(it[0] == "c" for it in items) and 2 <= w <= 22 and 2 <= h <= 22 and abs(w - h) <= 0.25 * max(w, h):
             rounds.append((box, filled, stroked, index))  # a radio button's ring, or the dot inside it
             continue
@@ -90,6 +93,7 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
             vec.shapes.append((box, index))
         elif len(items) == 1 and items[0][0] == "re":
             vec.single_rects.add(index)
+    vec.squares.extend(_bevelled_boxes(bevels, vec.squares))
     if len(rounds) <= 40:
         vec.squares.extend(_radio_rings(rounds))
     else:  # dozens of small circles: a chart's markers, part of a figure
@@ -108,6 +112,33 @@ def _four_sided(items: Sequence[tuple]) -> bool:
         return False
     return all(abs(it[1][0] - it[2][0]) <= 0.5 or abs(it[1][1] - it[2][1]) <= 0.5 for it in items) \
         and _closed(items)
+
+
+def _bevel_half(items: Sequence[tuple]) -> bool:
+    """An L of six straight edges, closed, each along an axis but the two short mitres where the
+    bevel turns: one half of a bevelled (inset or raised) frame, the light or the dark two sides a
+    form's check box is drawn with."""
+    if len(items) != 6 or any(it[0] != "l" for it in items):
+        return False
+    xs = [p[0] for it in items for p in (it[1], it[2])]
+    ys = [p[1] for it in items for p in (it[1], it[2])]
+    mitre = 0.25 * min(max(xs) - min(xs), max(ys) - min(ys))
+    slanted = [it for it in items if abs(it[1][0] - it[2][0]) > 0.5 and abs(it[1][1] - it[2][1]) > 0.5]
+    return len(slanted) <= 2 and all(abs(it[1][0] - it[2][0]) <= mitre and abs(it[1][1] - it[2][1]) <= mitre
+                                     for it in slanted) and _closed(items)
+
+
+def _bevelled_boxes(bevels: dict[tuple[int, int, int, int], list[BBox]],
+                    squares: Sequence[tuple[BBox, bool]]) -> list[tuple[BBox, bool]]:
+    """Check boxes drawn bevelled: two filled L's or more on one small square are its outline (its
+    inside is left empty; a tick there is text or a shape of its own)."""
+    out: list[tuple[BBox, bool]] = []
+    for halves in sorted(bevels.values(), key=lambda hs: -area(hs[0])):
+        box = halves[0]
+        # the outer bevel and the inner one (a second, lighter pair just inside it) are one box
+        if len(halves) >= 2 and not any(overlap_area(box, b) > 0.5 * area(box) for b, _ in (*squares, *out)):
+            out.append((box, False))
+    return out
 
 
 def _closed(items: Sequence[tuple]) -> bool:

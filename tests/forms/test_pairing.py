@@ -17,6 +17,7 @@ from core.ingest.pipeline import ingest_bytes, ingest_path
 from core.model import Document, Element, Page
 from core.review.corrections import corrected_document
 from core.store.opening import open_workspace
+from tests.conftest import REALDATA
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,7 +71,7 @@ def test_prose_pages_yield_no_fields():
                                       "pdfs/spreads_landscape/mitsubishi_electric_ar2021_p62-63_spread.pdf"])
 def test_ruled_financial_tables_are_not_read_as_form_fields(relative, tmp_path):
 
-    path = ROOT.parent / "shared" / "realdata" / relative
+    path = REALDATA / relative
     if not path.exists():
         pytest.skip(f"{path} is absent: the real third-party files are not part of the repository")
     ws = open_workspace(tmp_path / "ws")
@@ -542,3 +543,51 @@ def test_one_typed_value_far_from_any_caption_leaves_the_typeface_typed(tmp_path
     # before: one uncaptioned line in Helvetica made Helvetica print, and no value was read
     pairs = {(f.key, f.value) for f in _unboxed_page_fields(tmp_path, under=False, stray=True) if f.key}
     assert pairs == {("Name", "Jordan A. Whitfield"), ("Member number", "AB016"), ("City", "Portland, OR 97205")}
+
+
+def _form_with_a_letterhead_footer(tmp_path, boxed: bool) -> tuple[FormField, ...]:
+    """A form printed in Times: captions over boxes, each box holding a value typed in Helvetica (or,
+    `boxed` False, the values typed under captions ending in a colon, with no box), and a footer of
+    the association's own details printed in Times ("IBAN: AT92 …")."""
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=612, height=792)
+    page.insert_text((72, 60), "Application for membership", fontname="tiro", fontsize=16)
+    for i, (caption, value) in enumerate((("Given name", "Jordan"), ("Family name", "Whitfield"))):
+        top = 120 + 50 * i
+        page.insert_text((72, top - 4), caption + ("" if boxed else ":"), fontname="tiro", fontsize=8)
+        if boxed:
+            page.draw_rect(pymupdf.Rect(72, top, 300, top + 20), width=0.8)
+        page.insert_text((76, top + 14), value, fontname="helv", fontsize=11)
+    for i, (caption, value) in enumerate((("IBAN:", "AT92 2040 4000 4096 8679"), ("Bank:", "Salzburger Sparkasse"))):
+        page.insert_text((340, 740 + 13 * i), caption, fontname="tiro", fontsize=8)
+        page.insert_text((400, 740 + 13 * i), value, fontname="tiro", fontsize=8)
+    return fields_of(tmp_path, pdf, "letterhead.pdf")
+
+
+def test_a_footer_printed_in_the_forms_face_is_no_field_where_values_were_typed_into_boxes(tmp_path):
+    """Failed before: "IBAN:" took the account number printed beside it, in its own face and size, as
+    a filled value (pdf.js bug1669099's footer gave nine such fields)."""
+    fields = _form_with_a_letterhead_footer(tmp_path, boxed=True)
+    assert {(f.key, f.value) for f in fields if f.value} == {("Given name", "Jordan"), ("Family name", "Whitfield")}
+
+
+def test_with_no_value_typed_into_a_box_a_caption_still_takes_the_text_beside_it(tmp_path):
+    # nothing shows the page's typing apart from its print: print beside a caption may be its value
+    fields = _form_with_a_letterhead_footer(tmp_path, boxed=False)
+    assert ("IBAN", "AT92 2040 4000 4096 8679") in {(f.key, f.value) for f in fields}
+
+
+def test_the_gap_between_a_buttons_two_border_rules_is_no_value_box():
+    """Failed before: a push button's caption inside its double border took the 2 pt band between the
+    two rules on its right as an empty value (pdf.js issue12706's 'Clear', layout engine)."""
+    from core.forms.rulings import Rulings
+    from core.forms.units import Unit
+    from core.forms.values import value_for
+
+    def frame(x0, y0, x1, y1):
+        return [(y0, x0, x1), (y1, x0, x1)], [(x0, y0, y1), (x1, y0, y1)]
+
+    (oh, ov), (ih, iv) = frame(374, 361, 446, 384), frame(376, 363, 444, 382)  # outer and inner border
+    rulings = Rulings(tuple(oh + ih), tuple(ov + iv))
+    key = Unit("k", 1, (394.7, 367.4, 424.7, 376.6), "Clear", "e", Category.TEXT)
+    assert value_for(key, [key], rulings, (), set(), "doc", 1) is None

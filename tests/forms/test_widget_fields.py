@@ -14,9 +14,10 @@ from core.forms.redaction import REDACTED
 from core.ingest.pipeline import ingest_bytes, ingest_path
 from core.review.corrections import corrected_document
 from form_fixtures import by_key
+from tests.conftest import REALDATA
 
 ROOT = Path(__file__).resolve().parents[2]
-FORMS_DIR = ROOT.parent / "shared" / "realdata" / "pdfs" / "forms"
+FORMS_DIR = REALDATA / "pdfs" / "forms"
 
 
 def test_every_widget_becomes_a_field_with_its_value_state_and_visible_label(acro):
@@ -123,3 +124,26 @@ def test_the_widget_path_is_exact_on_real_acroforms(name, tmp_path):
             assert (f.value, f.is_selection) == (value, False), (f.key, f.value, value)
         else:
             assert (f.selection_state, f.is_selection) == (state, True), (f.key, f.selection_state, state)
+
+
+def test_a_widgets_own_value_printed_past_its_rectangle_is_not_its_label(tmp_path):
+    """Failed before: a filled widget's value printed on the page (its appearance, larger than the
+    rectangle, as pypdf's libreoffice-form prints its address box) covers too little of the rectangle
+    to count as its print, and was taken for the widget's visible label: the key was the value."""
+    from core.store.opening import open_workspace
+
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=612, height=400)
+    page.insert_text((72, 60), "Example for a Form", fontsize=20)
+    page.insert_text((79, 346), "221B Baker Street, London", fontsize=12)  # taller than the box below
+    w = pymupdf.Widget()
+    w.field_type, w.field_name, w.field_label = pymupdf.PDF_WIDGET_TYPE_TEXT, "First Name_2", "Second address"
+    w.rect, w.text_fontsize = pymupdf.Rect(77, 342, 231, 351), 6
+    w.field_value = "221B Baker Street, London"
+    page.add_widget(w)
+    ws = open_workspace(tmp_path / "ws")
+    doc_id = ingest_bytes(ws, pdf.tobytes(), "own_print.pdf", engine="fast").record.doc_id
+    fields = extract_fields(corrected_document(ws, doc_id))
+    ws.close()
+    field = next(f for f in fields if f.field_name == "First Name_2")
+    assert field.value == "221B Baker Street, London" and field.key == "Second address"
