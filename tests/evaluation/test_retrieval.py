@@ -210,3 +210,26 @@ def test_bm25_options_refuse_a_negative_phrase_weight_or_b_outside_0_1():
         RetrieverOptions(bm25_date_weight=-1)
     with pytest.raises(ValueError, match="bm25_label_weight"):
         RetrieverOptions(bm25_label_weight=-1)
+
+
+# A short text that happens to print the question's interrogative (どこ), and the long one that
+# answers it (the white paper p8 and the guideline p9 of the gold set).
+WHERE_TEXTS = [
+    "AIの真贋判定では、どこが改竄されたのかも分かる。",
+    "AIはArtificial Intelligence（人工知能）を意味し、1956年にダートマス会議で初めて使用された言葉であるとされている。"
+    + "AIは未だ確立された定義はなく、広義の人工知能の外延を厳密に定義することは困難である。" * 3,
+    "AIの利用には交通費の実費を支給する。",
+    "AIの宿泊費は上限額の範囲内で支給する。",
+    "AIの活用は社会に便益をもたらす。",
+]
+
+
+def test_bm25_leaves_the_questions_interrogatives_out_of_its_words():
+    query = "AIという言葉が初めて使われたのはどこか。"
+    with_them = BM25Index(WHERE_TEXTS, make_tokenizer(), drop_interrogatives=False)
+    without = BM25Index(WHERE_TEXTS, make_tokenizer(), drop_interrogatives=True)
+    assert with_them.search(query, 1)[0].index == 0  # どこ is rare, so it outweighs the answer's words
+    assert without.search(query, 1)[0].index == 1
+    assert build_index("bm25", WHERE_TEXTS).search(query, 1)[0].index == 1  # the default leaves them out
+    # a question of interrogatives only keeps them rather than ask for nothing
+    assert without.search("どこ", 1)[0].index == 0
