@@ -89,7 +89,9 @@ def best_window(parts: Sequence[str], part_tokens: Sequence[set[str]], weights: 
             length += 1 + len(parts[end])
             held |= part_tokens[end] & weights.keys()
             end += 1
-        score = sum(weights[t] for t in held)
+        # fsum is exact, so equal token sets score equal whatever order the set iterates in (a
+        # plain sum differed in its last bits between runs, with the hash seed, and flipped ties)
+        score = math.fsum(weights[t] for t in held)
         if score > best_score:
             best, best_score = (start, end), score
     start, end = best
