@@ -37,6 +37,10 @@ from core.model import Chunk, Document, Element, Page, SourceRef, freeze_attrs
 from core.review.structure import BREAK, CHUNK_WISH, JOIN
 from core.text import clean_text
 
+# A sentence opening with a こ/そ demonstrative refers to the sentence before it.
+POINTS_BACK = re.compile(r"(この|その|これ|それ|こう|そう|こちら|そちら)")
+BODY_SENTENCE = (Category.TEXT, Category.LIST_ITEM)
+
 __all__ = ["build_chunks", "naive_chunks", "document_evidence", "layout_chunks",
            "form_fields", "form_split", "form_pages", "mask_redacted"]
 
@@ -216,8 +220,13 @@ class _Assembler:
             self.continued = False
         elif (wish != JOIN and self.cur is not None and self.cur.body_chars
                 and self.cur.chars + len(piece.text) + 1 > self.policy.max_chars):
+            referent = self._take_referent(piece)
             self.flush()
             self.continued = True
+            if referent is not None:
+                self._open(side)
+                self.cur.pieces.append(replace(referent, joins_previous=False))
+                self.cur.body_chars += len(referent.text)
         if wish == JOIN and self.cur is None and self.drafts and self.drafts[-1].kind != FLOW:
             self.drafts[-1].pieces.append(piece)  # stays with the table or figure before it
             self.drafts[-1].body_chars += len(piece.text)
@@ -227,6 +236,23 @@ class _Assembler:
         self._open(side)
         self.cur.pieces.append(piece)
         self.cur.body_chars += len(piece.text)
+
+    def _take_referent(self, piece: Piece) -> Piece | None:
+        """The open chunk's last sentence, taken out of it, when `piece` (which starts the next
+        chunk) points back to it (このことは…, その結果…): the two are read together. Only a body
+        sentence is taken, only when the two fit one chunk, and only when the open chunk keeps at
+        least `join_under_chars` of body text without it (a smaller one would be joined back)."""
+        if not (self.policy.referent_sentence and POINTS_BACK.match(piece.text.lstrip())):
+            return None
+        last = self.cur.pieces[-1] if self.cur.pieces else None
+        if last is None or not last.text or not all(e.category in BODY_SENTENCE for e in last.elements):
+            return None
+        if (len(last.text) + len(piece.text) + 2 > self.policy.max_chars
+                or self.cur.body_chars - len(last.text) < max(self.policy.join_under_chars, 1)):
+            return None
+        self.cur.pieces.pop()
+        self.cur.body_chars -= len(last.text)
+        return last
 
     def _open(self, side: str | None) -> None:
         if self.cur is None:

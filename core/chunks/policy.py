@@ -113,6 +113,9 @@ class Policy:
     context_prefix_chars: int = 60  # the prefix is cut to this many characters
     join_under_chars: int = 0  # a chunk shorter than this, or of headings only, joins the next one (0 = never)
     footnote_sentence: bool = False  # a footnote's chunk also holds the body sentence with its mark
+    # a chunk that would open on a sentence pointing back (このことは, その結果, これら...) starts one
+    # sentence earlier, with the sentence it points to: "このことはXと呼ばれ" and the description of X
+    referent_sentence: bool = False
     orphan_headings: str = "drop"  # drop | keep | chunk: a heading whose section closed with no body text
     naive_chunk_size: int = 2048  # naive mode: seed 002's RecursiveCharacterTextSplitter size
     naive_overlap: int = 300  # naive mode: its overlap
@@ -144,6 +147,7 @@ class Policy:
             "form_query_phrasings": self.form_query_phrasings,
             "context_prefix": self.context_prefix, "context_prefix_chars": self.context_prefix_chars,
             "join_under_chars": self.join_under_chars, "footnote_sentence": self.footnote_sentence,
+            "referent_sentence": self.referent_sentence,
             "orphan_headings": self.orphan_headings,
             "naive_chunk_size": self.naive_chunk_size, "naive_overlap": self.naive_overlap,
             "sensitive_key_patterns": None if self.sensitive_key_patterns is None else list(self.sensitive_key_patterns),
@@ -206,6 +210,7 @@ DEFAULT = Policy(
     context_prefix="path",
     join_under_chars=100,
     footnote_sentence=True,
+    referent_sentence=True,
     orphan_headings="chunk",
     description="seed 000's category policy: captions and footnotes attached, furniture as metadata; "
                 "chunks carry their section path, tiny ones join the next, footnotes their marked sentence",
@@ -220,7 +225,7 @@ _TOP_LEVEL = {
     "combine_under_chars": int, "sentence_ends": str, "section_path_prefix": bool,
     "form_query_phrasings": bool, "naive_chunk_size": int, "naive_overlap": int, "categories": dict,
     "sensitive_key_patterns": list, "context_prefix": str, "context_prefix_chars": int,
-    "join_under_chars": int, "footnote_sentence": bool, "orphan_headings": str,
+    "join_under_chars": int, "footnote_sentence": bool, "orphan_headings": str, "referent_sentence": bool,
 }
 
 

@@ -46,6 +46,9 @@ _STYLE_PATTERNS: tuple[tuple[re.Pattern[str], Style], ...] = (
     (re.compile(r"^[A-Z]\.(?=\s|[^\d.])"), ("alpha", 0)),
     (re.compile(r"^[ア-ン](?=[\s　])"), ("kana", 0)),
     (re.compile(r"^\d+\.?(?=\s|[^\d.,%])"), ("num", 0)),
+    # a heading led by a bullet (● AI 開発時) heads a part of the section above it, not a sibling of
+    # it: 第３部 AI 開発者に関する事項 > ● AI 開発時
+    (re.compile(r"^[●■◆◇□○▶▷➢]\s*\S"), ("bullet", 0)),
 )
 _CHAPTER_SCHEMES = ("jp", "num", "level")  # a heading of these closes front matter (目次, Contents)
 

@@ -377,7 +377,8 @@ def evaluate_chunks(questions: Sequence[Question], chunks: Sequence[Chunk], poli
     if config.window and element_texts is None:
         raise ValueError("window mode needs the element texts to cite what a window keeps")
     search = ChunkSearch(chunks, retriever, config.scope, config.options, progress)
-    scorer = PassageScorer([c.text for c in chunks], make_tokenizer(config.options.tokenizer)) if config.window else None
+    scorer = (PassageScorer([c.text for c in chunks], make_tokenizer(config.options.tokenizer),
+                            config.options.drop_interrogatives) if config.window else None)
     router = DocumentRouter(chunks, retriever, config.options) if config.scope == "routed" else None
     by_doc: dict[str, list[Chunk]] = {}
     for c in chunks:

@@ -168,6 +168,21 @@ def char_bigrams(text: str) -> list[str]:
     return out
 
 
+# What a question asks with (when, where, what, who, how, why, which, how many), as Sudachi's
+# normalised forms: the answer never prints them, and a document that happens to (どこが改竄された
+# のか) gets their high IDF for nothing.
+INTERROGATIVES = frozenset({"いつ", "どこ", "何", "誰", "どう", "何故", "どの", "どのような", "どんな", "どれ",
+                            "どちら", "いくら", "いくつ", "如何", "どれほど", "どれくらい"})
+
+
+def query_tokens(tokenize: Tokenizer, question: str, drop_interrogatives: bool = True) -> list[str]:
+    """The question's tokens, without its interrogatives when asked: the words that describe the
+    answer (a question of interrogatives only keeps them, rather than ask for nothing)."""
+    tokens = tokenize(question)
+    kept = [t for t in tokens if t not in INTERROGATIVES] if drop_interrogatives else tokens
+    return kept or tokens
+
+
 def make_tokenizer(spec: TokenizerSpec | None = None) -> Tokenizer:
     """A function text -> tokens. 'auto' quietly falls back to bigrams when Sudachi is absent."""
     spec = spec or TokenizerSpec()

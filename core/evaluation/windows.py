@@ -26,6 +26,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from core.evaluation.gold import match_text
 from core.evaluation.retrieval import RetrievedChunk
+from core.evaluation.tokenize import query_tokens
 from core.model import Chunk, Document, SourceRef
 
 Tokenizer = Callable[[str], list[str]]
@@ -60,8 +61,9 @@ def passages(text: str) -> list[str]:
 class PassageScorer:
     """Weighs a passage by the IDF of the distinct question tokens it holds."""
 
-    def __init__(self, texts: Sequence[str], tokenize: Tokenizer):
+    def __init__(self, texts: Sequence[str], tokenize: Tokenizer, drop_interrogatives: bool = False):
         self._tokenize = tokenize
+        self._drop_interrogatives = drop_interrogatives
         df: dict[str, int] = {}
         for text in texts:
             for token in set(tokenize(text)):
@@ -71,7 +73,7 @@ class PassageScorer:
         self._unseen = math.log(1 + (n + 0.5) / 0.5)
 
     def query_weights(self, question: str) -> dict[str, float]:
-        return {t: self._idf.get(t, self._unseen) for t in set(self._tokenize(question))}
+        return {t: self._idf.get(t, self._unseen) for t in set(query_tokens(self._tokenize, question, self._drop_interrogatives))}
 
     def tokens(self, text: str) -> set[str]:
         return set(self._tokenize(text))
@@ -87,7 +89,9 @@ def best_window(parts: Sequence[str], part_tokens: Sequence[set[str]], weights: 
             length += 1 + len(parts[end])
             held |= part_tokens[end] & weights.keys()
             end += 1
-        score = sum(weights[t] for t in held)
+        # fsum is exact, so equal token sets score equal whatever order the set iterates in (a
+        # plain sum differed in its last bits between runs, with the hash seed, and flipped ties)
+        score = math.fsum(weights[t] for t in held)
         if score > best_score:
             best, best_score = (start, end), score
     start, end = best

@@ -149,6 +149,20 @@ def test_long_text_is_split_only_at_sentence_ends_under_the_limit():
     assert "".join(c.text for c in chunks) == "".join(sentences)
 
 
+def test_a_sentence_pointing_back_starts_its_chunk_with_the_sentence_it_points_to():
+    # the white paper's p5: "…市場で流通するようになる。" then "このことはアテンション・エコノミーと呼ばれ…";
+    # cut between them, neither chunk held both the description and the name
+    filler = "情報過多の社会では多くの情報が流通している。" * 8
+    described = "人の注意や時間が経済的価値を持って市場で流通するようになる。"
+    named = "このことはアテンション・エコノミーと呼ばれている。"
+    document = doc([[el(1, 0, "text", (60, 100, 500, 700), filler + described + named)]])
+    limit = len(filler + described) + 12  # the named sentence no longer fits the first chunk
+    with_referent = build_chunks(document, policy_from_mapping({"max_chars": limit}))
+    assert [c.text for c in with_referent] == [filler, described + named]
+    plain = build_chunks(document, policy_from_mapping({"max_chars": limit, "referent_sentence": False}))
+    assert [c.text for c in plain] == [filler + described, named]
+
+
 def test_a_sentence_longer_than_the_limit_stays_whole():
     long_sentence = "あ" * 300 + "。"
     document = doc([[el(1, 0, "text", (60, 100, 500, 700), long_sentence + "短い文。")]])

@@ -22,6 +22,12 @@ from chunk_fixtures import doc, el, truth_document
      ("NIST SP", "Appendix A. Variants", "A.1. Diskless")),
     # unnumbered headings are siblings of the heading before them
     (["Title", "1. Scope", "Background", "Motivation"], ("Title", "Motivation")),
+    # a bullet-led heading heads a part of the section above it (the guideline's 第３部 > ● AI 開発後),
+    # and the next part closes it
+    (["ガイドライン", "第３部 AI 開発者に関する事項", "● AI 開発時", "● AI 開発後"],
+     ("ガイドライン", "第３部 AI 開発者に関する事項", "● AI 開発後")),
+    (["ガイドライン", "第３部 AI 開発者に関する事項", "● AI 開発後", "第４部 AI 提供者に関する事項"],
+     ("ガイドライン", "第４部 AI 提供者に関する事項")),
 ])
 def test_section_paths_follow_each_documents_numbering(headings, expected_last):
     elements = [el(1, i, "title" if i == 0 else "section_header", (60, 20 * i, 300, 20 * i + 15), t)

@@ -3,7 +3,7 @@ reciprocal-rank fusion, optional dense, corpus-wide or routed per document."""
 import pytest
 
 from core.categories import Category
-from core.evaluation.retrieval import (BM25Index, caption_labels, named_labels, ChunkSearch, FusionIndex, RetrieverOptions, RetrieverUnavailable,
+from core.evaluation.retrieval import (BM25Index, asked_term, caption_labels, defines, named_labels, ChunkSearch, FusionIndex, RetrieverOptions, RetrieverUnavailable,
                                        TfidfIndex, build_index)
 from core.evaluation.tokenize import make_tokenizer
 from core.model import Chunk, SourceRef
@@ -210,3 +210,48 @@ def test_bm25_options_refuse_a_negative_phrase_weight_or_b_outside_0_1():
         RetrieverOptions(bm25_date_weight=-1)
     with pytest.raises(ValueError, match="bm25_label_weight"):
         RetrieverOptions(bm25_label_weight=-1)
+
+
+# A short text that happens to print the question's interrogative (どこ), and the long one that
+# answers it (the white paper p8 and the guideline p9 of the gold set).
+WHERE_TEXTS = [
+    "AIの真贋判定では、どこが改竄されたのかも分かる。",
+    "AIはArtificial Intelligence（人工知能）を意味し、1956年にダートマス会議で初めて使用された言葉であるとされている。"
+    + "AIは未だ確立された定義はなく、広義の人工知能の外延を厳密に定義することは困難である。" * 3,
+    "AIの利用には交通費の実費を支給する。",
+    "AIの宿泊費は上限額の範囲内で支給する。",
+    "AIの活用は社会に便益をもたらす。",
+]
+
+
+def test_bm25_leaves_the_questions_interrogatives_out_of_its_words():
+    query = "AIという言葉が初めて使われたのはどこか。"
+    with_them = BM25Index(WHERE_TEXTS, make_tokenizer(), drop_interrogatives=False)
+    without = BM25Index(WHERE_TEXTS, make_tokenizer(), drop_interrogatives=True)
+    assert with_them.search(query, 1)[0].index == 0  # どこ is rare, so it outweighs the answer's words
+    assert without.search(query, 1)[0].index == 1
+    assert build_index("bm25", WHERE_TEXTS).search(query, 1)[0].index == 1  # the default leaves them out
+    # a question of interrogatives only keeps them rather than ask for nothing
+    assert without.search("どこ", 1)[0].index == 0
+
+
+# The guideline's pages say アカウンタビリティ in passing; one footnote defines it.
+DEFINITION_TEXTS = [
+    "各主体はアカウンタビリティを果たす（「7）アカウンタビリティ」）。",
+    "各主体はアカウンタビリティの確保に努める。文書化と説明を行う。",
+    "21 アカウンタビリティとはAIに関する責任及びその前提条件の整備に関する概念とする。",
+    "交通費は実費を支給する。",
+]
+
+
+def test_bm25_a_question_asking_what_a_term_means_lifts_the_text_that_defines_it():
+    query = "このガイドラインでいうアカウンタビリティとはどういう意味か。"
+    assert top_hit(DEFINITION_TEXTS, query, definition_weight=0.0) == 0
+    assert top_hit(DEFINITION_TEXTS, query) == 2  # default weight 1.0
+    assert asked_term(query) == "アカウンタビリティ"
+    assert asked_term("本編では「生成AI」をどう定義しているか。") == "生成ai"
+    assert asked_term("AIの「信頼性」とはどういう状態を指すか。") == "信頼性"
+    assert asked_term("ガイドラインは何を定めているか。") is None  # no term asked about
+    assert defines("生成ai•文章、画像等を生成できるaiの総称を指す。", "生成ai")  # a glossary line
+    assert defines("要求に対して十分に動作している(信頼性)", "信頼性")  # the term after its description
+    assert not defines("「7)アカウンタビリティ」)", "アカウンタビリティ")  # a mention, not a definition
