@@ -33,6 +33,7 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
     page_area = rect.width * rect.height
     rounds: list[tuple[BBox, bool, bool, int]] = []
     bevels: dict[tuple[int, int, int, int], list[BBox]] = {}
+    painted: list[tuple[BBox, tuple]] = []  # rectangles filled in a colour, with it (chart bars)
     for index, path in enumerate(page.get_cdrawings()):
         fill = path.get("fill")
         stroked = "s" in path.get("type", "")
@@ -48,6 +49,8 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
         filled = fill is not None and min(fill) < 0.6
         if fill is not None and min(fill) < 0.75 and w > 3 and h > 3:
             vec.fills.append(box)  # light grey shading is a form's; a colour or dark fill a chart's
+        if fill is not None and min(fill) <= 0.97 and (len(items) == 1 and items[0][0] == "re" or _four_sided(items)):
+            painted.append((box, tuple(fill)))
         if (len(items) == 1 and items[0][0] == "re" or _four_sided(items)) \
                 and 4 <= w <= 22 and 4 <= h <= 22 and abs(w - h) <= 0.25 * max(w, h):
             # a check box is outlined; a filled square without an outline is a legend swatch or bullet
@@ -93,6 +96,7 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
             vec.shapes.append((box, index))
         elif len(items) == 1 and items[0][0] == "re":
             vec.single_rects.add(index)
+    vec.squares = [sq for sq in vec.squares if not _shortest_bar(sq[0], painted)]
     vec.squares.extend(_bevelled_boxes(bevels, vec.squares))
     if len(rounds) <= 40:
         vec.squares.extend(_radio_rings(rounds))
@@ -112,6 +116,25 @@ def _four_sided(items: Sequence[tuple]) -> bool:
         return False
     return all(abs(it[1][0] - it[2][0]) <= 0.5 or abs(it[1][1] - it[2][1]) <= 0.5 for it in items) \
         and _closed(items)
+
+
+def _shortest_bar(square: BBox, painted: Sequence[tuple[BBox, tuple]]) -> bool:
+    """A square painted in the colour of a longer rectangle that shares its base and its thickness:
+    a short bar of a bar chart (the white paper's "130" beside "1,750"), which an outlined bar drawn
+    square looks like to a check-box test. A column of check boxes has no longer sibling."""
+    colours = [c for b, c in painted if all(abs(b[i] - square[i]) < 0.5 for i in range(4))]
+    if not colours:
+        return False
+    w, h = square[2] - square[0], square[3] - square[1]
+    for b, c in painted:
+        if not any(max(abs(x - y) for x, y in zip(c, mine)) < 0.02 for mine in colours):
+            continue
+        bw, bh = b[2] - b[0], b[3] - b[1]
+        level = abs(bh - h) < 0.5 and bw > 1.5 * w and (abs(b[0] - square[0]) < 0.5 or abs(b[2] - square[2]) < 0.5)
+        upright = abs(bw - w) < 0.5 and bh > 1.5 * h and (abs(b[3] - square[3]) < 0.5 or abs(b[1] - square[1]) < 0.5)
+        if level or upright:
+            return True
+    return False
 
 
 def _bevel_half(items: Sequence[tuple]) -> bool:
