@@ -24,6 +24,7 @@ from scipy import sparse
 from core.errors import InspectorError
 from core.evaluation.tokenize import Tokenizer, TokenizerSpec, make_tokenizer, normalize, query_tokens
 from core.model import Chunk
+from core.text import squash
 
 RETRIEVERS = ("bm25", "tfidf", "fusion", "dense")
 SCOPES = ("corpus", "routed")
@@ -93,9 +94,9 @@ class RetrieverOptions:
                 or min(self.bm25_number_weight, self.bm25_date_weight, self.bm25_label_weight,
                        self.bm25_definition_weight) < 0):
             raise ValueError(f"need bm25_k1 >= 0, 0 <= bm25_b <= 1 and bm25_phrase_weight, bm25_number_weight, "
-                             f"bm25_date_weight, bm25_label_weight >= 0, got {self.bm25_k1}, {self.bm25_b}, "
-                             f"{self.bm25_phrase_weight}, {self.bm25_number_weight}, {self.bm25_date_weight}, "
-                             f"{self.bm25_label_weight}")
+                             f"bm25_date_weight, bm25_label_weight, bm25_definition_weight >= 0, got {self.bm25_k1}, "
+                             f"{self.bm25_b}, {self.bm25_phrase_weight}, {self.bm25_number_weight}, "
+                             f"{self.bm25_date_weight}, {self.bm25_label_weight}, {self.bm25_definition_weight}")
         if self.depth < 1 or self.rrf_k < 0:
             raise ValueError(f"depth must be >= 1 and rrf_k >= 0, got {self.depth}, {self.rrf_k}")
 
@@ -155,7 +156,7 @@ class BM25Index:
         self._label_weight = label_weight
         self._captions = [caption_labels(t) for t in texts] if label_weight else []
         self._definition_weight = definition_weight
-        self._squashed = [squash(t) for t in texts] if definition_weight else []
+        self._folded = [folded(t) for t in texts] if definition_weight else []
         self._bm25 = bm25s.BM25(k1=k1, b=b)
         self._pairs = bm25s.BM25(k1=k1, b=b) if phrase_weight > 0 else None
         if texts:
@@ -182,7 +183,7 @@ class BM25Index:
             scores = scores * self._date_lift
         term = asked_term(query) if self._definition_weight else None
         if term:
-            defined = np.array([defines(t, term) for t in self._squashed], dtype=float)
+            defined = np.array([defines(t, term) for t in self._folded], dtype=float)
             scores = scores * (1.0 + self._definition_weight * defined)
         named = named_labels(query) if self._label_weight else set()
         if named:
@@ -213,24 +214,25 @@ _BARE_TERM = re.compile(r"([\u30a0-\u30ff\u4e00-\u9fffa-z0-9ー・]{2,30})とは
 _ASKS_MEANING = re.compile(r"とは|定義|意味|でいう")
 
 
-def squash(text: str) -> str:
-    return re.sub(r"\s+", "", normalize(text))
+def folded(text: str) -> str:
+    """NFKC, lower case, no whitespace: for matching phrases whose spacing varies (CJK)."""
+    return squash(text).lower()
 
 
 def asked_term(question: str) -> str | None:
     """The term whose definition the question asks for ("自動化バイアスとは何を指すか" -> 自動化バイアス)."""
-    q = squash(question)
+    q = folded(question)
     if not _ASKS_MEANING.search(q):
         return None
     found = _QUOTED_TERM.search(q) or _BARE_TERM.search(q)
     return found.group(1) if found else None
 
 
-def defines(squashed_text: str, term: str) -> bool:
+def defines(folded_text: str, term: str) -> bool:
     """The text defines the term: "Xとは…", "X:…" / "X：…", a glossary line "X•", or "…（X）" / "「X」という"
-    after a description (texts squashed: NFKC, lower case, no spaces)."""
+    after a description (texts `folded`)."""
     t = re.escape(term)
-    return bool(re.search(rf"「?{t}」?(?:とは|[:：•])|[（(]{t}[）)]|「{t}」という", squashed_text))
+    return bool(re.search(rf"「?{t}」?(?:とは|[:：•])|[（(]{t}[）)]|「{t}」という", folded_text))
 
 
 _LABEL = r"(表|図|table|figure|fig\.)\s*(\d+)(?![\d.]*\d)"
@@ -262,7 +264,7 @@ def word_pairs(tokens: Sequence[str]) -> list[str]:
 
 
 def char_ngrams(text: str, n_min: int = 2, n_max: int = 3) -> list[str]:
-    s = re.sub(r"\s+", "", normalize(text))
+    s = folded(text)
     return [s[i:i + n] for n in range(n_min, n_max + 1) for i in range(len(s) - n + 1)]
 
 

@@ -12,6 +12,7 @@ from itertools import accumulate
 from typing import Any, Iterable, Mapping
 
 from core.categories import Category
+from core.geometry import contains
 from core.model import BBox, Document, FrozenMap, Page, thaw
 
 C = Category
@@ -159,17 +160,13 @@ def frame_of(r: Rulings, box: BBox) -> BBox | None:
     cells' walls), the comb from the cell of its first character to the comb's last cell."""
     cy = (box[1] + box[3]) / 2
     cell = cell_at(r, (box[0] + box[2]) / 2, cy)
-    if cell is not None and _holds(cell, box):
+    if cell is not None and contains(cell, box, 1.5):
         return cell
     first = cell_at(r, box[0] + 0.25 * (box[3] - box[1]), cy)
     comb = comb_run(r, first) if first is not None else None
-    if comb is None or comb == first or not _holds(comb, box) or comb[3] - comb[1] > 3 * (box[3] - box[1]):
+    if comb is None or comb == first or not contains(comb, box, 1.5) or comb[3] - comb[1] > 3 * (box[3] - box[1]):
         return None
     return comb if (comb[2] - comb[0]) >= COMB_CELLS * (first[2] - first[0]) - 1.5 else None
-
-
-def _holds(frame: BBox, box: BBox, tol: float = 1.5) -> bool:
-    return frame[0] - tol <= box[0] and frame[1] - tol <= box[1] and box[2] <= frame[2] + tol and box[3] <= frame[3] + tol
 
 
 def open_row_at(r: Rulings, x: float, y: float, max_h: float = 70) -> BBox | None:

@@ -457,9 +457,10 @@ def _empty_under_a_line(units: tuple[Unit, ...], reviewed: set[str]) -> tuple[Un
         return bool(across) and all(not contains(m.bbox, t.bbox, 1.5) and t.bbox[2] - t.bbox[0] > 2 * width
                                     and t.bbox[0] >= m.bbox[0] - 0.5 * width for t in across)
 
-    if not any(open_box(u) for u in units):
+    opened = [open_box(u) for u in units]
+    if not any(opened):
         return units
-    return tuple(replace(u, state="unselected") if open_box(u) else u for u in units)
+    return tuple(replace(u, state="unselected") if o else u for u, o in zip(units, opened))
 
 
 SPACE_RUN = re.compile(r"\s{2,}")  # the room a line leaves for a box drawn into it

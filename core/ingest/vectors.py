@@ -49,15 +49,16 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
         filled = fill is not None and min(fill) < 0.6
         if fill is not None and min(fill) < 0.75 and w > 3 and h > 3:
             vec.fills.append(box)  # light grey shading is a form's; a colour or dark fill a chart's
-        if fill is not None and min(fill) <= 0.97 and (len(items) == 1 and items[0][0] == "re" or _four_sided(items)):
+        rectangle = len(items) == 1 and items[0][0] == "re" or _four_sided(items)
+        box_sized = 4 <= w <= 22 and 4 <= h <= 22 and abs(w - h) <= 0.25 * max(w, h)  # a check box's size
+        if fill is not None and min(fill) <= 0.97 and rectangle:
             painted.append((box, tuple(fill)))
-        if (len(items) == 1 and items[0][0] == "re" or _four_sided(items)) \
-                and 4 <= w <= 22 and 4 <= h <= 22 and abs(w - h) <= 0.25 * max(w, h):
+        if rectangle and box_sized:
             # a check box is outlined; a filled square without an outline is a legend swatch or bullet
             if stroked and not any(abs(box[0] - b[0]) < 1 and abs(box[1] - b[1]) < 1 for b, _ in vec.squares):
                 vec.squares.append((box, filled))
             continue
-        if not stroked and _bevel_half(items) and 4 <= w <= 22 and 4 <= h <= 22 and abs(w - h) <= 0.25 * max(w, h):
+        if not stroked and box_sized and _bevel_half(items):
             bevels.setdefault(tuple(round(v) for v in box), []).append(box)  # drawn on as rulings too
         if items and all(it[0] == "c" for it in items) and 2 <= w <= 22 and 2 <= h <= 22 and abs(w - h) <= 0.25 * max(w, h):
             rounds.append((box, filled, stroked, index))  # a radio button's ring, or the dot inside it
