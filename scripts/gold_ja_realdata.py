@@ -21,7 +21,9 @@ tuning data only: tags [kind, "tune", "tune2"], whatever its numbers. The second
 hold-out half had been read several times while rules changed) is hold-out data only: tags
 [kind, "holdout", "holdout2"], whatever its numbers; nobody tunes on it. The third hold-out set
 (scripts/gold_ja_realdata_holdout3.py, ids rj4-<kind>-NN, written fresh because the second is spent once its
-figures are read) is hold-out data only as well: tags [kind, "holdout", "holdout3"].
+figures are read) is hold-out data only as well: tags [kind, "holdout", "holdout3"]; so is the fourth
+(scripts/gold_ja_realdata_holdout4.py, ids rj5-<kind>-NN, written fresh when the third was spent): tags
+[kind, "holdout", "holdout4"].
 
     python3 scripts/gold_ja_realdata.py [--check]      # --check: verify only, write nothing
 """
@@ -307,9 +309,11 @@ def numbered_questions():
     """(id, tags, (created_by, created_at), question row): the first set's halves by id parity, then the
     second tuning set (scripts/gold_ja_realdata_tune2.py), every row of it "tune" and "tune2", then the
     second hold-out set (scripts/gold_ja_realdata_holdout2.py), every row of it "holdout" and "holdout2", then
-    the third hold-out set (scripts/gold_ja_realdata_holdout3.py), every row of it "holdout" and "holdout3"."""
+    the third hold-out set (scripts/gold_ja_realdata_holdout3.py), every row of it "holdout" and "holdout3", then
+    the fourth hold-out set (scripts/gold_ja_realdata_holdout4.py), every row of it "holdout" and "holdout4"."""
     from gold_ja_realdata_holdout2 import QUESTIONS_HOLDOUT2
     from gold_ja_realdata_holdout3 import QUESTIONS_HOLDOUT3
+    from gold_ja_realdata_holdout4 import QUESTIONS_HOLDOUT4
     from gold_ja_realdata_tune2 import QUESTIONS_TUNE2
 
     counters = {k: 0 for k in KINDS}
@@ -333,6 +337,11 @@ def numbered_questions():
         counters[row[0]] += 1
         yield (f"rj4-{row[0]}-{counters[row[0]]:02d}", [row[0], "holdout", "holdout3"],
                ("issue-11 third fresh hold-out (hand-written from page text)", "2026-12-04T17:00:00Z"), row)
+    counters = {k: 0 for k in KINDS}
+    for row in QUESTIONS_HOLDOUT4:
+        counters[row[0]] += 1
+        yield (f"rj5-{row[0]}-{counters[row[0]]:02d}", [row[0], "holdout", "holdout4"],
+               ("issue-11 fourth fresh hold-out (hand-written from page text)", "2026-12-04T21:00:00Z"), row)
 
 
 def main() -> int:
