@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 import pymupdf
 
-from core.geometry import contains
+from core.geometry import contains, union
 from core.ingest.display import Display
 from core.model import BBox
 from core.text import SELECTION_GLYPHS
@@ -129,13 +129,63 @@ def ordered_lines(lines: Sequence[Line]) -> list[Line]:
 
 def block_ordered_lines(lines: Sequence[Line]) -> list[Line]:
     """A figure's labels: PyMuPDF's blocks in its order, each block's lines top to bottom, so labels
-    standing side by side ("H28FY補正 / 約50億円", "R1FY補正 / 20億円") are not interleaved by height."""
+    standing side by side ("H28FY補正 / 約50億円", "R1FY補正 / 20億円") are not interleaved by height.
+    A chart's numbers are the exception: they read after the label of their row (`_values_by_row`)."""
     if is_vertical(lines):
         return ordered_lines(lines)
     blocks: dict[int, list[Line]] = {}
     for ln in lines:
         blocks.setdefault(ln.block, []).append(ln)
-    return [ln for block in sorted(blocks) for ln in sorted(blocks[block], key=line_order)]
+    ordered = [sorted(blocks[block], key=line_order) for block in sorted(blocks)]
+    return [ln for block in _values_by_row(ordered) for ln in block]
+
+
+# a chart's value label: "27", "5,400", "12.5%", "▲3" (one line, nothing else on it)
+_CHART_VALUE = re.compile(r"[-+−▲△]?[0-9０-９][0-9０-９,，.．]*\s*[%％]?")
+MIN_CHART_VALUES = 3  # fewer numbers are a figure's stray labels, not a column of values
+
+
+def _values_by_row(blocks: list[list[Line]]) -> list[list[Line]]:
+    """A bar chart's producer often draws every bar's value, then every bar's name (the white paper's
+    図表Ⅰ-4-1-2: "27 70 70 … 5,400" and only then "Microsoft「Phi」…"), so stream order parts each
+    number from its name. A number alone in its block follows its row's label: the nearest block on
+    its left whose height holds the number's middle, if that block is a label of a line or two, not
+    another number (a grid of numbers keeps its order)."""
+    boxes = [union(ln.bbox for ln in block) for block in blocks]
+    values = {k for k, block in enumerate(blocks) if len(block) == 1 and _CHART_VALUE.fullmatch(block[0].text.strip())}
+    if len(values) < MIN_CHART_VALUES:
+        return blocks
+    followers: dict[int, list[int]] = {}
+    for k in sorted(values):
+        label = _nearest_on_the_left(boxes[k], boxes)
+        if label is not None and label not in values and _reads_as_a_row_label(blocks[label], boxes[label], boxes[k]):
+            followers.setdefault(label, []).append(k)
+    moved = {k for ks in followers.values() for k in ks}
+    out: list[list[Line]] = []
+    for k, block in enumerate(blocks):
+        if k in moved:
+            continue
+        out.append(block)
+        out.extend(blocks[v] for v in sorted(followers.get(k, ()), key=lambda v: boxes[v][0]))
+    return out
+
+
+def _nearest_on_the_left(value: BBox, boxes: Sequence[BBox]) -> int | None:
+    middle = (value[1] + value[3]) / 2
+    on_the_left = [k for k, box in enumerate(boxes)
+                   if box != value and box[1] <= middle <= box[3] and box[2] <= value[0] + 1.0]
+    return max(on_the_left, key=lambda k: boxes[k][2]) if on_the_left else None
+
+
+def _reads_as_a_row_label(block: Sequence[Line], box: BBox, value: BBox) -> bool:
+    """Words set across, a line or two high: not a rotated axis title ("$/gal" beside the ticks),
+    not a grid of digits, not a tall block beside many rows."""
+    width, height = box[2] - box[0], box[3] - box[1]
+    return (width >= height and height <= 3 * (value[3] - value[1])
+            and any(_LETTER.search(ln.text) for ln in block))
+
+
+_LETTER = re.compile(r"[^\W\d_]")
 
 
 def vertical_order(boxes: Sequence[BBox]) -> list[int]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+import pymupdf
 import pytest
 
 from core.categories import Category
@@ -89,6 +90,38 @@ def test_picture_labels_are_read_column_by_column():
     picture = next(e for e in doc.elements() if e.category is C.PICTURE and "補正" in e.text)
     assert picture.text.index("H28FY補正") < picture.text.index("約50億円※1") < picture.text.index("R1FY補正")
     assert picture.text.index("R1FY補正") < picture.text.index("20億円") < picture.text.index("R2FY補正")
+
+
+def bar_chart_values_first(p):
+    """A horizontal bar chart drawn as the white paper's 図表Ⅰ-4-1-2 is: its frame and every bar, then
+    every bar's value at its end, and only then the names, right-aligned on the left of the axis."""
+    rows = [("OpenAI「GPT4」", None), ("Google「PaLM」", "5,400"), ("Microsoft「MT-NLG」", "5,300"),
+            ("NEC「cotomi」", "130"), ("Microsoft「Phi」", "27")]
+    p.draw_rect((60, 100, 520, 265), color=(0.6, 0.6, 0.6), width=0.5)
+    for k in range(4):
+        p.draw_line((200 + k * 100, 110), (200 + k * 100, 240), color=(0.8, 0.8, 0.8), width=0.3)
+    for i, (_, value) in enumerate(rows):
+        if value:
+            y = 120 + i * 24
+            p.draw_rect((200, y, 200 + int(value.replace(",", "")) / 20, y + 12), color=None, fill=(0.3, 0.5, 0.8))
+    for i, (_, value) in enumerate(rows):
+        if value:
+            p.insert_text((205 + int(value.replace(",", "")) / 20, 130 + i * 24), value, fontname="helv", fontsize=8)
+    for i, (name, _) in enumerate(rows):
+        width = pymupdf.get_text_length(name, fontname="japan", fontsize=8)
+        p.insert_text((195 - width, 130 + i * 24), name, fontname="japan", fontsize=8)
+    for k, tick in enumerate(("0", "2,000", "4,000", "6,000")):
+        p.insert_text((196 + k * 100, 252), tick, fontname="helv", fontsize=8)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_charts_values_follow_the_names_of_their_rows(engine):
+    doc = ingest(build_pdf(bar_chart_values_first), engine=engine)
+    text = " ".join(e.text for e in doc.elements() if "PaLM" in e.text)
+    for name, value in (("Google「PaLM」", "5,400"), ("Microsoft「MT-NLG」", "5,300"), ("NEC「cotomi」", "130"),
+                        ("Microsoft「Phi」", "27")):
+        assert text.index(name) < text.index(value, text.index(name)) < text.index(name) + len(name) + 3, text
+    assert text.index("OpenAI「GPT4」") < text.index("Google「PaLM」")
 
 
 def chapter_tab(p):
