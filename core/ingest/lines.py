@@ -179,13 +179,15 @@ def _nearest_on_the_left(value: BBox, boxes: Sequence[BBox]) -> int | None:
 
 def _reads_as_a_row_label(block: Sequence[Line], box: BBox, value: BBox) -> bool:
     """Words set across, a line or two high: not a rotated axis title ("$/gal" beside the ticks),
-    not a grid of digits, not a tall block beside many rows."""
+    not a grid of digits, not a tall block beside many rows. A row may be named by a dash alone
+    (the white paper's リコー「‐」), so a label needs a letter or no digit at all."""
     width, height = box[2] - box[0], box[3] - box[1]
     return (width >= height and height <= 3 * (value[3] - value[1])
-            and any(_LETTER.search(ln.text) for ln in block))
+            and any(_LETTER.search(ln.text) or not _DIGIT.search(ln.text) for ln in block))
 
 
 _LETTER = re.compile(r"[^\W\d_]")
+_DIGIT = re.compile(r"\d")
 
 
 def vertical_order(boxes: Sequence[BBox]) -> list[int]:

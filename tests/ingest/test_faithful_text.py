@@ -96,10 +96,10 @@ def bar_chart_values_first(p):
     """A horizontal bar chart drawn as the white paper's 図表Ⅰ-4-1-2 is: its frame and every bar, then
     every bar's value at its end, and only then the names, right-aligned on the left of the axis."""
     rows = [("OpenAI「GPT4」", None), ("Google「PaLM」", "5,400"), ("Microsoft「MT-NLG」", "5,300"),
-            ("NEC「cotomi」", "130"), ("Microsoft「Phi」", "27")]
-    p.draw_rect((60, 100, 520, 265), color=(0.6, 0.6, 0.6), width=0.5)
+            ("NEC「cotomi」", "130"), ("「‐」", "130"), ("Microsoft「Phi」", "27")]
+    p.draw_rect((60, 100, 520, 290), color=(0.6, 0.6, 0.6), width=0.5)
     for k in range(4):
-        p.draw_line((200 + k * 100, 110), (200 + k * 100, 240), color=(0.8, 0.8, 0.8), width=0.3)
+        p.draw_line((200 + k * 100, 110), (200 + k * 100, 265), color=(0.8, 0.8, 0.8), width=0.3)
     for i, (_, value) in enumerate(rows):
         if value:
             y = 120 + i * 24
@@ -111,7 +111,7 @@ def bar_chart_values_first(p):
         width = pymupdf.get_text_length(name, fontname="japan", fontsize=8)
         p.insert_text((195 - width, 130 + i * 24), name, fontname="japan", fontsize=8)
     for k, tick in enumerate(("0", "2,000", "4,000", "6,000")):
-        p.insert_text((196 + k * 100, 252), tick, fontname="helv", fontsize=8)
+        p.insert_text((196 + k * 100, 280), tick, fontname="helv", fontsize=8)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -119,7 +119,7 @@ def test_a_charts_values_follow_the_names_of_their_rows(engine):
     doc = ingest(build_pdf(bar_chart_values_first), engine=engine)
     text = " ".join(e.text for e in doc.elements() if "PaLM" in e.text)
     for name, value in (("Google「PaLM」", "5,400"), ("Microsoft「MT-NLG」", "5,300"), ("NEC「cotomi」", "130"),
-                        ("Microsoft「Phi」", "27")):
+                        ("「‐」", "130"), ("Microsoft「Phi」", "27")):
         assert text.index(name) < text.index(value, text.index(name)) < text.index(name) + len(name) + 3, text
     assert text.index("OpenAI「GPT4」") < text.index("Google「PaLM」")
 
