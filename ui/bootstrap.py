@@ -32,6 +32,9 @@ def sample_engine() -> str:
 # Module state lives as long as the process (this module is imported, not re-run like app.py).
 _lock = threading.Lock()
 _checked_roots: set[str] = set()
+# Roots whose sample ingest began in this process and has not finished: Streamlit stops a run whose
+# tab was closed or reloaded, and the next visit must go on with the samples that are still missing.
+_unfinished_roots: set[str] = set()
 
 
 def ensure_sample_documents() -> list[str]:
@@ -48,9 +51,15 @@ def ensure_sample_documents() -> list[str]:
         if root in _checked_roots:  # another session did it while we waited
             return []
         ws = state.workspace()
-        return [] if ws.documents() else _ingest_samples(ws)
-    finally:
+        if ws.documents() and root not in _unfinished_roots:
+            _checked_roots.add(root)
+            return []
+        _unfinished_roots.add(root)
+        ingested = _ingest_samples(ws)  # a sample already stored costs nothing (same file, same engine)
+        _unfinished_roots.discard(root)
         _checked_roots.add(root)
+        return ingested
+    finally:
         _lock.release()
 
 
