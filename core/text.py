@@ -112,6 +112,25 @@ def join_lines(lines: list[str]) -> str:
     return out
 
 
+def join_labels(labels: list[str]) -> str:
+    """Join a figure's labels, each already one string: as `join_lines`, but a number never touches
+    the label beside it ("27" then "サイバーエージェント" is "27 サイバーエージェント"), because two
+    labels are two things on the page, and a number glued to a word reads as a part of it."""
+    out = ""
+    for label in (raw.strip() for raw in labels):
+        if not label:
+            continue
+        if out and (_is_digit(out[-1]) or _is_digit(label[0])):
+            out += " " + label
+        else:
+            out = join_lines([out, label]) if out else label
+    return out
+
+
+def _is_digit(ch: str) -> bool:
+    return unicodedata.category(ch) == "Nd"
+
+
 MAX_LABEL_CHARS = 120
 
 

@@ -5,9 +5,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.categories import Category
-from core.ingest.lines import Line, block_ordered_lines, ordered_lines
+from core.ingest.lines import Line, block_ordered_groups, ordered_lines
 from core.model import BBox
-from core.text import join_lines
+from core.text import join_labels, join_lines
 
 
 @dataclass
@@ -24,5 +24,6 @@ class Draft:
     def final_text(self) -> str:
         if self.text is not None:
             return self.text
-        order = block_ordered_lines if self.category is Category.PICTURE else ordered_lines
-        return join_lines([ln.text for ln in order(self.lines)])
+        if self.category is Category.PICTURE:
+            return join_labels([join_lines([ln.text for ln in block]) for block in block_ordered_groups(self.lines)])
+        return join_lines([ln.text for ln in ordered_lines(self.lines)])

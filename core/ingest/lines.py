@@ -127,17 +127,17 @@ def ordered_lines(lines: Sequence[Line]) -> list[Line]:
     return sorted(lines, key=line_order)
 
 
-def block_ordered_lines(lines: Sequence[Line]) -> list[Line]:
+def block_ordered_groups(lines: Sequence[Line]) -> list[list[Line]]:
     """A figure's labels: PyMuPDF's blocks in its order, each block's lines top to bottom, so labels
     standing side by side ("H28FY補正 / 約50億円", "R1FY補正 / 20億円") are not interleaved by height.
     A chart's numbers are the exception: they read after the label of their row (`_values_by_row`)."""
     if is_vertical(lines):
-        return ordered_lines(lines)
+        return [ordered_lines(lines)]
     blocks: dict[int, list[Line]] = {}
     for ln in lines:
         blocks.setdefault(ln.block, []).append(ln)
     ordered = [sorted(blocks[block], key=line_order) for block in sorted(blocks)]
-    return [ln for block in _values_by_row(ordered) for ln in block]
+    return _values_by_row(ordered)
 
 
 # a chart's value label: "27", "5,400", "12.5%", "▲3" (one line, nothing else on it)

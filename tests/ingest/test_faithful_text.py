@@ -122,6 +122,7 @@ def test_a_charts_values_follow_the_names_of_their_rows(engine):
                         ("「‐」", "130"), ("Microsoft「Phi」", "27")):
         assert text.index(name) < text.index(value, text.index(name)) < text.index(name) + len(name) + 3, text
     assert text.index("OpenAI「GPT4」") < text.index("Google「PaLM」")
+    assert not re.search(r"[0-9][「\u3040-\u30ff\u4e00-\u9fff]", text), text  # no value glued to the next name
 
 
 def chapter_tab(p):
