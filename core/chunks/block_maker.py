@@ -103,7 +103,7 @@ class BlockMaker:
             in_text = action in TEXT_PRODUCING and e.text.strip()
             pieces = self._with_glue(e, [Piece(e.text.strip(), (e,))]) if in_text else ()
             return Block(HEADING, e.page, e.seq, tuple(pieces), level=heading_style(e),
-                         heading=" ".join(e.text.split()), side=side)
+                         heading=" ".join(e.text.split()), heading_size=e.attr("size"), side=side)
         if e.category in FORM_CATEGORIES:
             action = Action.CHUNK  # core.forms.fields did not take them: plain text, so nothing is lost
         if action is Action.ATOMIC_CHUNK and e.category is C.TABLE:

@@ -46,6 +46,7 @@ class Block:
     pieces: tuple[Piece, ...] = ()
     level: tuple[str, int] | None = None  # headings: numbering style (heading_style; None: unnumbered)
     heading: str = ""  # headings: the title used in section paths
+    heading_size: float | None = None  # headings: the font size, which nests unnumbered headings
     head: tuple[Piece, ...] = ()  # tables: caption + header row, repeated in every part
     tail: tuple[Piece, ...] = ()  # tables: footnotes, repeated in every part
     label_section: bool = False  # atomic formula/code: text starts with its section path

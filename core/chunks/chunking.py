@@ -169,7 +169,7 @@ class _Assembler:
             self.continued = False
         ref = block.pieces[0].elements[0].id if block.pieces else f"{block.page}:{block.seq}"
         if block.heading:
-            self.sections.open(block.level, block.heading, ref)
+            self.sections.open(block.level, block.heading, ref, block.heading_size)
         if headings_only:
             self._settle_orphan_headings()
             self.cur.section_path = self.path

@@ -51,6 +51,7 @@ _STYLE_PATTERNS: tuple[tuple[re.Pattern[str], Style], ...] = (
     (re.compile(r"^[●■◆◇□○▶▷➢]\s*\S"), ("bullet", 0)),
 )
 _CHAPTER_SCHEMES = ("jp", "num", "level")  # a heading of these closes front matter (目次, Contents)
+SAME_SIZE = 0.5  # points: headings this close in size are set alike
 
 
 def heading_style(element: Element) -> Style | None:
@@ -75,22 +76,38 @@ class SectionStack:
     A heading closes the open section of its own style and everything under it (第2条 closes 第1条),
     and a heading outranking one of the same scheme closes that one (第2章 closes 第1条). Any other
     style opens a deeper section. Front matter (目次, Contents, 参考文献) sits beside the chapters:
-    it closes everything but the title, and the next chapter-level heading closes it."""
+    it closes everything but the title, and the next chapter-level heading closes it. An unnumbered
+    heading goes by its font size when every open section's is known (`_cut_by_size`), else it is
+    a sibling of the heading before."""
 
     def __init__(self) -> None:
-        self.entries: list[tuple[Style, str, str]] = []  # (style, title, heading element id)
+        # (style, title, heading element id, heading size in points or None)
+        self.entries: list[tuple[Style, str, str, float | None]] = []
 
     @property
     def path(self) -> tuple[str, ...]:
-        return tuple(title for _, title, _ in self.entries)
+        return tuple(title for _, title, _, _ in self.entries)
 
     @property
     def ids(self) -> set[str]:
-        return {ref for _, _, ref in self.entries}
+        return {ref for _, _, ref, _ in self.entries}
 
-    def open(self, style: Style | None, title: str, ref: str = "") -> list[str]:
+    def open(self, style: Style | None, title: str, ref: str = "", size: float | None = None) -> list[str]:
         """Open a section; returns the ids of the headings whose sections it closed."""
-        before = [ref_ for _, _, ref_ in self.entries]
+        before = [ref_ for _, _, ref_, _ in self.entries]
+        cut = self._cut_by_size(size) if style is None else None
+        if cut is not None:
+            # in the place of the section it closes, as its sibling; nested deeper: a plain part
+            style = self.entries[cut][0] if cut < len(self.entries) else ("plain", 0)
+        else:
+            style, cut = self._cut_by_style(style)
+        del self.entries[cut:]
+        self.entries.append((style, title, ref, size))
+        return [r for r in before if r not in self.ids]
+
+    def _cut_by_style(self, style: Style | None) -> tuple[Style, int]:
+        """An unnumbered heading of unknown size is a sibling of the heading before; a numbered one
+        closes its own style and deeper ranks of its scheme."""
         if style is None:
             top = self.entries[-1][0] if self.entries else None
             style = top if top not in (None, TITLE_STYLE) else ("plain", 0)
@@ -106,9 +123,17 @@ class SectionStack:
                 cut = next((i for i, e in enumerate(self.entries) if e[0] == FRONT_STYLE), None)
             if cut is None:
                 cut = len(self.entries)
-        del self.entries[cut:]
-        self.entries.append((style, title, ref))
-        return [r for r in before if r not in self.ids]
+        return style, cut
+
+    def _cut_by_size(self, size: float | None) -> int | None:
+        """Where an unnumbered heading of this size goes when every open section below the title
+        knows its heading's size: in place of the first one set no larger (a slide's 26 pt title
+        closes the 24 pt one before it and what is under it), else under them all (an 18 pt heading
+        under a 26 pt one is a part of it, not its sibling). None: sizes unknown, numbering decides."""
+        below_title = [(i, e[3]) for i, e in enumerate(self.entries) if e[0] != TITLE_STYLE]
+        if not size or any(not s for _, s in below_title):
+            return None
+        return next((i for i, s in below_title if s <= size + SAME_SIZE), len(self.entries))
 
 
 def section_paths(doc: Document) -> dict[str, tuple[str, ...]]:
@@ -118,7 +143,7 @@ def section_paths(doc: Document) -> dict[str, tuple[str, ...]]:
     out: dict[str, tuple[str, ...]] = {}
     for e in doc.elements():
         if e.category in HEADINGS and e.text.strip():
-            stack.open(heading_style(e), " ".join(e.text.split()), e.id)
+            stack.open(heading_style(e), " ".join(e.text.split()), e.id, e.attr("size"))
         out[e.id] = stack.path
     return out
 
@@ -181,7 +206,7 @@ def _heading_spans(doc: Document) -> dict[str, tuple[int, ...]]:
     start = {}
     end: dict[str, int] = {}
     for h in headings:
-        for closed in stack.open(heading_style(h), " ".join(h.text.split()), h.id):
+        for closed in stack.open(heading_style(h), " ".join(h.text.split()), h.id, h.attr("size")):
             end[closed] = h.page
         start[h.id] = h
     out: dict[str, tuple[int, ...]] = {}

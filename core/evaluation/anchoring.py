@@ -7,7 +7,12 @@ table's cells). When the exact quote is in no element, these rules try, in order
 
 - `lines-in-element`: every line of the quote is inside one element, in any order;
 - `lines-in-region`: every line is inside some element of the page, and those elements are close in
-  reading order (at most `REGION_SPAN` apart), so they are one region, not scattered hits.
+  reading order (at most `REGION_SPAN` apart), so they are one region, not scattered hits;
+- `lines-skipping`: the quote is one element's stored lines read in order (the first from inside
+  its line, the last up to inside its line, every one between whole) with other lines of the
+  element left out between them: a side label or a figure's label that the parser read into the
+  middle of a paragraph ("…(経済産業省)を" / "AIガバナンス" / "元に整理"). Whole lines make this
+  strict: a quote that merely shares words with an element does not join its lines.
 
 A quote's lines are its newline-separated lines; a one-line quote with spaces is split at the
 spaces (a person copying a figure's labels separates them with spaces). Lines shorter than
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Sequence
 
 from core.model import Document, Element
@@ -28,6 +34,7 @@ MIN_LINE_CHARS = 2
 EXACT = "exact"
 LINES_IN_ELEMENT = "lines-in-element"
 LINES_IN_REGION = "lines-in-region"
+LINES_SKIPPING = "lines-skipping"
 
 
 @dataclass(frozen=True)
@@ -74,3 +81,43 @@ def _region_holding(elements: Sequence[Element], texts: Sequence[str], lines: Se
                               key=lambda j: (-sum(j in h for h in holders), j))
                 return tuple(elements[j] for j in used)
     return ()
+
+
+def anchor_by_stored_lines(doc: Document, quote: str, page: int | None,
+                           normalise: Callable[[str], str]) -> LineAnchor | None:
+    """The element whose stored lines, some left out, read the quote in order (`lines-skipping`)."""
+    wanted = normalise(quote)
+    if len(wanted) < 2 * MIN_LINE_CHARS:
+        return None
+    pages = [doc.page(page)] if page and 1 <= page <= doc.page_count else list(doc.pages)
+    for p in pages:
+        for e in p.elements:
+            lines = tuple(normalise(line[4]) for line in e.attr("lines") or () if len(line) > 4)
+            if len(lines) >= 2 and joins_lines_in_order(wanted, lines):
+                return LineAnchor((e,), LINES_SKIPPING)
+    return None
+
+
+def joins_lines_in_order(wanted: str, lines: Sequence[str]) -> bool:
+    """wanted == the end of one line + whole later lines + the start of a later one, in line order,
+    at least two lines used (a quote inside one line is the exact test's)."""
+
+    @lru_cache(maxsize=None)
+    def rest(pos: int, after: int) -> bool:
+        if pos == len(wanted):
+            return True
+        tail = wanted[pos:]
+        for b in range(after + 1, len(lines)):
+            line = lines[b]
+            if line and wanted.startswith(line, pos) and rest(pos + len(line), b):
+                return True
+            if len(tail) >= MIN_LINE_CHARS and len(line) > len(tail) and line.startswith(tail):
+                return True
+        return False
+
+    for a, line in enumerate(lines):
+        for cut in range(len(line) - MIN_LINE_CHARS + 1):
+            head = line[cut:]
+            if len(head) < len(wanted) and wanted.startswith(head) and rest(len(head), a):
+                return True
+    return False

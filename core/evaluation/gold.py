@@ -252,14 +252,15 @@ def _anchor_by_quote(doc: Document, ev: Evidence, quote: str, index: Mapping[str
 
 def _anchor_by_parts(doc: Document, ev: Evidence, quote: str, index: Mapping[str, Element]) -> AnchorResult:
     """The quote in no one element: consecutive elements, then its lines in any order (anchoring.py)."""
-    from core.evaluation.anchoring import anchor_by_lines
+    from core.evaluation.anchoring import anchor_by_lines, anchor_by_stored_lines
 
     span = _spanning_elements(doc, quote, ev.page)
     if span:
         first, *rest = (index[i] for i in span)
         return _resolved(ev, first, f"the quote runs across {len(span)} consecutive elements", "span",
                          tuple(e.id for e in rest))
-    by_lines = anchor_by_lines(doc, ev.quote, ev.page, match_text)
+    by_lines = (anchor_by_lines(doc, ev.quote, ev.page, match_text)
+                or anchor_by_stored_lines(doc, ev.quote, ev.page, match_text))
     if by_lines:
         first, *rest = by_lines.elements
         return _resolved(ev, first, f"{by_lines.method}: {len(by_lines.elements)} element(s)", by_lines.method,

@@ -22,7 +22,7 @@ from core.refine.index_and_references import document_index, references
 from core.refine.notes_and_captions import caption_prefix, caption_title, footnote_marker
 from core.refine.selection_marks import selection_glyph
 from core.refine.spread import spreads
-from core.refine.titles_and_headings import article_heading, document_title, heading_split
+from core.refine.titles_and_headings import article_heading, document_title, heading_split, slide_title
 
 Rule = Callable[[Document], Document]
 
@@ -33,6 +33,7 @@ RULES: tuple[tuple[str, Rule], ...] = (
     ("selection_glyph", selection_glyph),
     ("code_monospace", code_monospace),
     ("repeated_furniture", repeated_furniture),
+    ("slide_title", slide_title),  # after the running heads are known
     ("footnote_marker", footnote_marker),
     ("caption_prefix", caption_prefix),
     ("caption_title", caption_title),

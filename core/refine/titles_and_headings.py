@@ -1,6 +1,7 @@
 """Rules for headings the model missed: heading_split (a box that swallowed its large first line →
-heading + body), article_heading (第N条（見出し） on a line of its own → section header) and
-document_title (no title found → the one largest heading near the top of the first page)."""
+heading + body), article_heading (第N条（見出し） on a line of its own → section header), slide_title
+(a page header that is its page's headline → section header) and document_title (no title found →
+the one largest heading near the top of the first page)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -8,8 +9,8 @@ from dataclasses import replace
 from core.categories import Category
 from core.geometry import union
 from core.model import Document, Element, Page, freeze_attrs
-from core.refine.common import body_size, child_id, map_elements, map_pages, stored_lines, text_lines
-from core.text import ARTICLE_HEADING, join_lines, nfkc
+from core.refine.common import TEXTUAL, body_size, child_id, map_elements, map_pages, stored_lines, text_lines
+from core.text import ARTICLE_HEADING, digits_masked, join_lines, nfkc
 
 C = Category
 
@@ -64,6 +65,35 @@ def article_heading(doc: Document) -> Document:
             return replace(e, category=C.SECTION_HEADER)
         return None
     return map_elements(doc, "article_heading", fn)
+
+
+# ---------------------------------------------------------------------------------------------
+# slide_title: a page header that is the page's headline → section header
+# ---------------------------------------------------------------------------------------------
+SLIDE_TITLE_RATIO = 1.5  # times the body size: a headline, not a running head's small print
+RUNNING_PAGES = 3  # the same text (digits masked) at the top of this many pages runs: a running head
+
+
+def slide_title(doc: Document) -> Document:
+    """The layout model files some slide titles ("AI提供者に関する事項[2/2]", 26 pt over 14 pt body) as
+    page headers, and chunks leave headers out: the slide's table then sits under the previous
+    slide's heading. A page header set at least 1.5x the body size, the largest text on its page,
+    whose text does not run at the top of 3 or more pages, is the page's heading."""
+    body = body_size(doc)
+    tops: dict[str, int] = {}
+    for page in doc.pages:
+        for key in {digits_masked(e.text.strip()) for e in page.elements if e.category is C.PAGE_HEADER}:
+            tops[key] = tops.get(key, 0) + 1
+
+    def fn(e: Element, page: Page) -> Element | None:
+        size = e.attr("size") or 0
+        if (e.category is not C.PAGE_HEADER or "repeated_furniture" in e.rules or size < SLIDE_TITLE_RATIO * body
+                or not 0 < len(e.text.strip()) <= 60 or tops.get(digits_masked(e.text.strip()), 0) >= RUNNING_PAGES):
+            return None
+        larger = [o for o in page.elements if o is not e and (o.attr("size") or 0) > size
+                  and o.category in TEXTUAL + (C.PAGE_HEADER, C.PAGE_FOOTER)]
+        return None if larger else replace(e, category=C.SECTION_HEADER)
+    return map_elements(doc, "slide_title", fn)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -36,6 +36,32 @@ def test_section_paths_follow_each_documents_numbering(headings, expected_last):
     assert paths[elements[-1].id] == expected_last
 
 
+def _sized_headings(*headings: tuple[str, float]):
+    elements = [el(1, 0, "title", (60, 0, 300, 15), "概要", attrs=(("size", 30.0),))]
+    elements += [el(1, i, "section_header", (60, 20 * i, 300, 20 * i + 15), t, attrs=(("size", size),))
+                 for i, (t, size) in enumerate(headings, start=1)]
+    return elements, section_paths(doc([elements]))
+
+
+def test_unnumbered_headings_nest_by_their_size():
+    # a slide deck: a 24 pt slide title, a roman-numbered item under it, then the next slide's 26 pt
+    # title, which closes both, and its 18 pt parts under it
+    elements, paths = _sized_headings(("高度なAIシステムの指針", 24.0), ("XI. データ対策", 14.0),
+                                      ("AIガバナンスの構築", 26.0), ("複数主体間の連携確保", 18.0),
+                                      ("適切なデータ流通", 18.0), ("AI提供者に関する事項", 26.0))
+    assert paths[elements[3].id] == ("概要", "AIガバナンスの構築")
+    assert paths[elements[4].id] == ("概要", "AIガバナンスの構築", "複数主体間の連携確保")
+    assert paths[elements[5].id] == ("概要", "AIガバナンスの構築", "適切なデータ流通")
+    assert paths[elements[6].id] == ("概要", "AI提供者に関する事項")
+
+
+def test_an_unnumbered_heading_of_unknown_size_stays_the_sibling_of_the_one_before():
+    elements = [el(1, 0, "title", (60, 0, 300, 15), "Title", attrs=(("size", 30.0),)),
+                el(1, 1, "section_header", (60, 20, 300, 35), "Background", attrs=(("size", 20.0),)),
+                el(1, 2, "section_header", (60, 40, 300, 55), "Motivation")]
+    assert section_paths(doc([elements]))[elements[-1].id] == ("Title", "Motivation")
+
+
 def test_the_document_index_maps_section_titles_to_physical_pages():
     document = truth_document("keihi_seisan_kitei")
     assert ("第2章\u3000交通費".replace("\u3000", " "), "2") in index_entries(document)

@@ -110,6 +110,31 @@ def test_lines_far_apart_on_the_page_are_not_one_region():
     assert result.level == UNANCHORED and "line by line" in result.note
 
 
+def lined(eid: str, lines: list[str]) -> Element:
+    """An element as ingest stores it: its text and its lines (x0, y0, x1, y1, text, ...)."""
+    stored = tuple((50.0, 100.0 + 20 * i, 500.0, 118.0 + 20 * i, t, 10.0, 0, "Meiryo") for i, t in enumerate(lines))
+    return Element(eid, 1, 0, Category.TEXT, (50, 100, 500, 100 + 20 * len(lines)), "".join(lines), "layout",
+                   attrs=(("lines", stored),))
+
+
+def test_a_quote_whose_lines_have_a_side_label_read_between_them_anchors_by_the_stored_lines():
+    # a slide's row label ("6) 透明性") sits beside the cell's 2nd and 3rd lines and is read between them
+    cell = lined("cell", ["検証可能性を確保しながら、適切な情報を提供する（AIを利用しているという事実、",
+                          "6) 透明性", "活用している範囲、データ収集の手法、等）"])
+    doc = Document(DOC_ID, "deck.pdf", DOC_ID * 4, "layout", (Page(1, 842, 595, elements=(cell,)),))
+    result = anchor_evidence(doc, Evidence(None, 1, None, "（AIを利用しているという事実、活用している範囲、データ収集の"))
+    assert result.level == ANCHORED and result.evidence.record_id == "cell"
+    assert result.evidence.method == "lines-skipping"
+
+
+def test_a_quote_sharing_words_with_lines_but_not_their_joins_is_not_anchored_by_them():
+    cell = lined("cell", ["検証可能性を確保しながら、適切な情報を提供する", "6) 透明性", "活用している範囲、等）"])
+    doc = Document(DOC_ID, "deck.pdf", DOC_ID * 4, "layout", (Page(1, 842, 595, elements=(cell,)),))
+    # the second piece starts mid-line: not a line of the element read whole
+    result = anchor_evidence(doc, Evidence(None, 1, None, "情報を提供する範囲、等）"))
+    assert result.level == UNANCHORED
+
+
 def test_without_a_quote_the_record_id_then_the_box_anchor():
     doc = document()
     assert anchor_evidence(doc, Evidence("e-note", 2, None, "")).evidence.record_id == "e-note"

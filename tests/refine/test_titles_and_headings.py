@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from core.categories import Category
-from core.model import Element, freeze_attrs
-from core.refine.titles_and_headings import article_heading, document_title, heading_split
+from core.model import Document, Element, Page, freeze_attrs
+from core.refine.titles_and_headings import article_heading, document_title, heading_split, slide_title
 from refine_fixtures import layout_doc
 
 C = Category
@@ -42,3 +42,40 @@ def test_the_one_large_heading_on_the_first_page_becomes_the_title():
     assert [e.category for e in out] == [C.TITLE, C.SECTION_HEADER] and out[0].rules == ("document_title",)
     two_equal = layout_doc(heading(0, 22, 80), heading(1, 22, 140))
     assert document_title(two_equal) == two_equal  # a spread's two headlines: neither is "the" title
+
+
+def _header(eid: str, page: int, text: str, size: float, rules=()) -> Element:
+    return Element(eid, page, 0, C.PAGE_HEADER, (248, 17, 500, 40), text, "layout", rules=rules,
+                   attrs=freeze_attrs({"size": size}))
+
+
+def _deck(*titles: tuple[str, float]) -> Document:
+    pages = tuple(Page(i + 1, 842, 595, 0, None, (
+        _header(f"d-p{i + 1}-t", i + 1, text, size),
+        Element(f"d-p{i + 1}-h", i + 1, 1, C.PAGE_HEADER, (23, 9, 105, 21), "本編別添", "layout",
+                attrs=freeze_attrs({"size": 14.0})),
+        Element(f"d-p{i + 1}-b", i + 1, 2, C.TABLE, (50, 80, 800, 500), "指針 内容", "layout",
+                attrs=freeze_attrs({"size": 14.0})),
+    )) for i, (text, size) in enumerate(titles))
+    return Document("d" * 16, "t.pdf", "0" * 64, "layout", pages, meta=freeze_attrs({"body_size": 14.0}))
+
+
+def test_a_page_header_that_is_its_slides_headline_becomes_a_section_header():
+    doc = slide_title(_deck(("AI開発者に関する事項[1/2]", 26.0), ("AI開発者に関する事項[2/2]", 26.0),
+                            ("AI提供者に関する事項[1/2]", 26.0)))
+    titles = [p.elements[0] for p in doc.pages]
+    assert [e.category for e in titles] == [C.SECTION_HEADER] * 3 and titles[0].rules == ("slide_title",)
+    assert all(p.elements[1].category is C.PAGE_HEADER for p in doc.pages)  # the small running head stays
+
+
+def test_a_large_header_that_runs_on_three_pages_or_is_not_the_largest_text_stays_a_header():
+    running = slide_title(_deck(*[("会社案内 2024", 26.0)] * 3))
+    assert all(p.elements[0].category is C.PAGE_HEADER for p in running.pages)
+    small = slide_title(_deck(("第3部 AI開発者", 16.0)))  # 16 pt over 14 pt body: not a headline
+    assert small.page(1).elements[0].category is C.PAGE_HEADER
+    page = _deck(("AI開発者に関する事項", 26.0)).page(1)
+    larger = Element("d-p1-big", 1, 3, C.SECTION_HEADER, (50, 100, 800, 150), "大見出し", "layout",
+                     attrs=freeze_attrs({"size": 36.0}))
+    doc = Document("d" * 16, "t.pdf", "0" * 64, "layout", (replace(page, elements=page.elements + (larger,)),),
+                   meta=freeze_attrs({"body_size": 14.0}))
+    assert slide_title(doc).page(1).elements[0].category is C.PAGE_HEADER
