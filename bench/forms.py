@@ -36,12 +36,13 @@ box, is its box drawn, which widget traits it has); the hold-out half is summed,
 `--wild N` instead counts the forms, fields and pairs of every N-th file of wild/: forms rules must
 leave them as they were.
 
-`--extra-forms DIR` adds a third half, *new*: the forms listed in bench/forms_extra.tsv (file, registry,
-package, version, path inside the package, sha256), read from DIR; a file missing there is reported,
-one whose hash differs is refused. They are
-real AcroForms shipped inside registry packages, found after the rules above were written, and kept
-out of the repository. They are never printed form by form (figures, misses or audit items): they
-are the clean hold-out, and tuning on them would spend it. To fetch them again (DIR as below):
+`--extra-forms DIR` adds the forms listed in bench/forms_extra.tsv (file, registry, package, version,
+path inside the package, sha256), read from DIR; a file missing there is reported, one whose hash
+differs is refused. They are real AcroForms shipped inside registry packages, found after the rules
+above were written, and kept out of the repository. They were the clean hold-out (half *new*, never
+printed form by form) and were read three times, at stops 28-29: that hold-out is spent. From stop 32
+on they are tune forms (half *tune*, printed form by form with their misses, source *registry* so
+the summary also gives their means apart from the other tune forms). To fetch them again (DIR as below):
 
     mkdir -p /tmp/fx && cd /tmp/fx
     pip download --no-binary :all: --no-deps pikepdf==10.18.0 pypdf==7.1.1 pdfjinja==1.1.0 -d .
@@ -59,7 +60,7 @@ pdf2json 0.7.1 also ships f1040ezt.pdf,
 left out: the same form as f1040ez (0.89 of its printed words). None of the eight has the hash or the
 name of a file in pdfs/forms or widget_corpus, and none shares more than 0.15 of its words with one.
 
-`--extra-forms2 DIR` adds a fourth half, *new2*, the same way from bench/forms_extra2.tsv: a second
+`--extra-forms2 DIR` adds a half, *new2*, the same way from bench/forms_extra2.tsv: a second
 clean hold-out, gathered once the first was read, under the same rules (hash checked, never printed
 form by form). To fetch it (DIR as below, REPO this repository's root):
 
@@ -631,7 +632,7 @@ def halves(paths: Sequence[Path], tune: frozenset[str] = frozenset()) -> dict[st
 
 EXTRA_MANIFEST = ROOT / "bench" / "forms_extra.tsv"
 # The clean hold-outs, each from its own manifest; their forms are never printed one by one.
-NEW_HALVES = {"new": EXTRA_MANIFEST, "new2": ROOT / "bench" / "forms_extra2.tsv"}
+NEW_HALVES = {"new2": ROOT / "bench" / "forms_extra2.tsv"}  # forms_extra.tsv was "new" until stop 32: tune now
 
 
 def extra_forms(folder: Path, manifest: Path = EXTRA_MANIFEST) -> list[Path]:
@@ -702,6 +703,7 @@ class Row:
     engine: str
     variant: str
     score: Score
+    source: str = ""  # "registry": a bench/forms_extra.tsv form (tune since stop 32), given its own means too
 
     @property
     def key_agreement(self) -> float:
@@ -723,7 +725,7 @@ def summary(rows: Sequence[Row], show_hold_out: bool = False) -> list[str]:
     out.append(f"{'mean over forms':<44} {'half':<8} {'engine':<6} {'variant':<7} {'F1':>6} {'key':>6} {'state':>6}  n")
     groups: dict[tuple[str, str, str], list[Row]] = {}
     for r in rows:
-        for h in (r.half, "all"):
+        for h in (r.half, "all", f"{r.half}/{r.source or 'other'}"):
             groups.setdefault((r.engine, r.variant, h), []).append(r)
     for (engine, variant, h), group in sorted(groups.items()):
         n = len(group)
@@ -808,10 +810,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--half", default="all", choices=("all", "tune", "hold-out", *NEW_HALVES),
                         help="score only the forms of one half (while tuning: tune, so no other half's means are read)")
     parser.add_argument("--extra-forms", type=Path, default=None, metavar="DIR",
-                        help="score the forms of bench/forms_extra.tsv found in DIR as a third half, new "
-                             "(never printed form by form)")
+                        help="add the forms of bench/forms_extra.tsv found in DIR to the tune half "
+                             "(source registry: spent as a hold-out at stops 28-29)")
     parser.add_argument("--extra-forms2", type=Path, default=None, metavar="DIR",
-                        help="score the forms of bench/forms_extra2.tsv found in DIR as a fourth half, new2 "
+                        help="score the forms of bench/forms_extra2.tsv found in DIR as a clean hold-out half, new2 "
                              "(never printed form by form)")
     parser.add_argument("--wild", type=int, default=0, metavar="N",
                         help="only count forms, fields and pairs on every N-th file of wild/ (fast engine)")
@@ -831,12 +833,16 @@ def main(argv: list[str] | None = None) -> int:
     traits = trait_forms() if args.corpus and args.traits else []
     forms += [p for p in traits if p not in forms]
     forms = [p for p in forms if args.only in p.name]
-    extras = new_forms({"new": args.extra_forms, "new2": args.extra_forms2})
+    registry_forms = extra_forms(args.extra_forms) if args.extra_forms else []
+    extras = new_forms({"new2": args.extra_forms2})
     if not forms:
         print(f"(real forms not found at {FORMS_DIR}; only the sample is measured)")
+    registered = [p for p in registry_forms if args.only in p.name]
     extras = {p: half for p, half in extras.items() if args.only in p.name}
-    half_of = halves(forms, frozenset(p.name for p in traits)) | {p.name: half for p, half in extras.items()}
-    forms = [p for p in forms + list(extras) if args.half in ("all", half_of[p.name])]
+    half_of = (halves(forms, frozenset(p.name for p in traits)) | {p.name: "tune" for p in registered}
+               | {p.name: half for p, half in extras.items()})
+    registry = {p.name for p in registered}
+    forms = [p for p in forms + registered + list(extras) if args.half in ("all", half_of[p.name])]
     quiet: set[str] = set()  # hold-out scores: figures only
     rows: list[Row] = []
     for engine in engines:
@@ -847,12 +853,13 @@ def main(argv: list[str] | None = None) -> int:
                 results.append(s)
                 if half_of[path.name] in NEW_HALVES or (half_of[path.name] == "hold-out" and not args.show_hold_out):
                     quiet.add(s.name)
-                rows.append(Row(path.name, half_of[path.name], engine, "filled" if filled else "empty", s))
+                rows.append(Row(path.name, half_of[path.name], engine, "filled" if filled else "empty", s,
+                                "registry" if path.name in registry else ""))
     for s in results:
         if s.name not in quiet:
             print(s.line())
     if quiet:
-        print(f"({len(quiet)} hold-out and new form runs: in the means only; --show-hold-out prints the hold-out ones)")
+        print(f"({len(quiet)} hold-out form runs: in the means only; --show-hold-out prints them)")
     print()
     print("\n".join(summary(rows, args.show_hold_out)))
     print("targets (filled, every engine, each half): value F1 >= 0.90, key agreement >= 0.90, state accuracy >= 0.98")

@@ -106,7 +106,7 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
             value_used.add(uid)
         pairs.append(Pair("text", key, value, confidence))
     codes = _code_columns(pairs)
-    kept = [p for i, p in enumerate(pairs) if i not in codes]
+    kept = _one_field_per_comb([p for i, p in enumerate(pairs) if i not in codes], texts)
     kept += _continuation_boxes(kept, texts, rulings, used | value_used, doc_id, page.number)
     taken_now = used | value_used | {uid for p in kept if p.value is not None for uid in p.value.id.split("+")}
     if not form_page:
@@ -114,6 +114,20 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     framed = _framed_values(texts, rulings, taken_now)
     taken_now |= {p.value.id for p in framed}
     return kept + framed + [Pair("text", None, u, 0.5) for uid, u in typed_boxed.items() if uid not in taken_now]
+
+
+def _one_field_per_comb(pairs: Sequence[Pair], texts: Sequence[Unit]) -> list[Pair]:
+    """A value made of the words of one line that ran across several combs (units.split_across_combs)
+    is one field per comb, each with the key: the form prints separate fields under one caption."""
+    by_id = {u.id: u for u in texts}
+    out: list[Pair] = []
+    for p in pairs:
+        parts = [by_id.get(uid) for uid in p.value.id.split("+")] if p.kind == "text" and p.value is not None else []
+        if len(parts) >= 2 and all(u is not None and "~part" in u.id for u in parts):
+            out += [Pair("text", p.key, u, p.confidence) for u in parts]
+        else:
+            out.append(p)
+    return out
 
 
 def _list_box_choices(texts: Sequence[Unit], in_own_box: set[str]) -> dict[str, Unit]:

@@ -248,6 +248,7 @@ def page_units(doc: Document, page: Page) -> tuple[Unit, ...]:
     reviewed = {e.id for e in page.elements if "reviewer:set_selection" in e.rules}
     dingbats = {e.id for e in page.elements if any("dingbat" in str(f).lower() for f in (e.attr("fonts") or ()))}
     out = join_comb_cells(out, page_rulings(doc, page)) if any(_SPACED.match(u.text) for u in out) else out
+    out = split_across_combs(out, page_rulings(doc, page))
     marks_read = _lone_ticks(_ticks_inside(out, reviewed, dingbats), dingbats)
     return _labels_between_marks(_empty_under_a_line(marks_read, reviewed))
 
@@ -368,6 +369,51 @@ def join_comb_cells(units: Sequence[Unit], r: Rulings) -> list[Unit]:
     if not joined:
         return list(units)
     return [joined.get(u.id, u) for u in units if u.id in joined or u.id not in taken]
+
+
+def split_across_combs(units: Sequence[Unit], r: Rulings) -> list[Unit]:
+    """A line that runs across several combs printed side by side, one word in each (an SSN's 3, 2
+    and 4 cells with a printed dash between them, a date's MM | DD | YYYY), is one value per comb:
+    the page reader joined what was typed into separate fields. Each word becomes a unit over its
+    comb's cells (`~part` in its id: pairing gives each the key of the whole)."""
+    out: list[Unit] = []
+    for u in units:
+        words = u.text.split()
+        groups = _comb_groups(r, u) if u.kind == "text" and 2 <= len(words) <= 6 and not u.rows else []
+        if not groups or len(groups) != len(words) or any(len(w) > len(g) for w, g in zip(words, groups)):
+            out.append(u)
+            continue
+        out += [replace(u, id=f"{u.id}~part{i}", bbox=(g[0][0], u.bbox[1], g[-1][2], u.bbox[3]), text=w, comb=True)
+                for i, (w, g) in enumerate(zip(words, groups))]
+    return out
+
+
+COMB_CELL = 1.6  # a comb's cell is about as wide as it is tall, at most this many times its height
+
+
+def _comb_groups(r: Rulings, u: Unit) -> list[list[BBox]]:
+    """The printed cells under a line, left to right, grouped where they adjoin: one group per comb.
+    Empty when any stretch of the line is in no such cell (a wide box, open paper), when the cells
+    are not of one width, or when it is all one comb."""
+    cy, h = (u.bbox[1] + u.bbox[3]) / 2, u.bbox[3] - u.bbox[1]
+    groups: list[list[BBox]] = []
+    x = u.bbox[0] + 0.5
+    while x < u.bbox[2] - 0.5:
+        cell = cell_at(r, x, cy, max_w=3 * h, max_h=3 * h)
+        if cell is None:
+            x += 1.0
+            continue
+        if cell[2] - cell[0] > COMB_CELL * (cell[3] - cell[1]) or not contains(cell, (x, u.bbox[1], x, u.bbox[3]), 2.0):
+            return []
+        if groups and abs(cell[0] - groups[-1][-1][2]) <= 1.5:
+            groups[-1].append(cell)
+        else:
+            groups.append([cell])
+        x = cell[2] + 0.5
+    widths = [c[2] - c[0] for g in groups for c in g]
+    if len(groups) < 2 or max(widths) > 1.25 * min(widths):
+        return []
+    return groups
 
 
 MARGIN_CATEGORIES = (C.PAGE_HEADER, C.PAGE_FOOTER)

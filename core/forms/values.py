@@ -86,7 +86,8 @@ def value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Unit
     cell = cell_at(r, cx, cy)
     if cell is not None and contains(cell, key.bbox, 2.0):
         # a key inside a ruled cell has its value in that cell or the one beside it, nowhere else
-        return _below_in_own_cell(look, cell) or _in_cell_to_the_right(look, cell)
+        return _typed_beside_in_own_cell(look, cell) or _below_in_own_cell(look, cell) \
+            or _in_cell_to_the_right(look, cell)
     if cell is None and form_page:
         found = _on_rule_above(look)
         if found is not None:
@@ -139,6 +140,28 @@ def _on_rule_above(look: _Look) -> Found | None:
         area = (a, y - max(2.2 * h, 16.0), b, y + 1)
         inside = [u for u in _inside(look.texts, area, look.exclude) if y - max(u.height, 8.0) <= u.bbox[3] <= y + 1.5]
         return look.unit(inside, area), 0.7
+    return None
+
+
+TYPED_AFTER = 4.0  # text heights from a caption's end to a value typed after it in its cell (a column of
+# a table row is further: test_3854's "N/M" and "22CRATES" stand 113 pt apart)
+
+
+def _typed_beside_in_own_cell(look: _Look, cell: BBox) -> Found | None:
+    """A caption at the left of its cell with a line typed after it in the same cell ("CASE NUMBER
+    1,234.56"): the nearest text to its right on its row, inside the cell and close after it, set in
+    one of the page's typed faces (labels.typed_families) and not the caption's, is the value."""
+    key = look.key
+    if not key.font or not look.typed:
+        return None
+    right = [u for u in _inside(look.texts, cell, look.exclude) if same_row(u.bbox, key.bbox)
+             and 0 <= u.bbox[0] - key.bbox[2] + 1 <= TYPED_AFTER * key.height]
+    if not right:
+        return None
+    nearest = min(right, key=lambda u: u.bbox[0])
+    family = font_family(nearest.font) if nearest.font else ""
+    if family in look.typed and family != font_family(key.font) and _valueish(nearest) and not _key_like_colon(nearest):
+        return nearest, 0.7
     return None
 
 

@@ -34,9 +34,11 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
     rounds: list[tuple[BBox, bool, bool, int]] = []
     bevels: dict[tuple[int, int, int, int], list[BBox]] = {}
     painted: list[tuple[BBox, tuple]] = []  # rectangles filled in a colour, with it (chart bars)
+    panes: list[tuple[int, BBox, bool]] = []  # rectangles filled, not stroked (white or not), in paint order
     for index, path in enumerate(page.get_cdrawings()):
         fill = path.get("fill")
         stroked = "s" in path.get("type", "")
+        panes += _pane(index, path, show, stroked)
         if not stroked and (fill is None or min(fill) > 0.97):
             continue  # white or no fill, no stroke: invisible background
         box = show(path["rect"])
@@ -97,6 +99,8 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
             vec.shapes.append((box, index))
         elif len(items) == 1 and items[0][0] == "re":
             vec.single_rects.add(index)
+    vec.hsegs = _seen_edges(vec.hsegs, panes, 0) + _white_on_tint(panes, 0)
+    vec.vsegs = _seen_edges(vec.vsegs, panes, 1) + _white_on_tint(panes, 1)
     vec.squares = [sq for sq in vec.squares if not _shortest_bar(sq[0], painted)]
     vec.squares.extend(_bevelled_boxes(bevels, vec.squares))
     if len(rounds) <= 40:
@@ -104,6 +108,76 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
     else:  # dozens of small circles: a chart's markers, part of a figure
         vec.shapes.extend((r[0], r[3]) for r in rounds)
     return vec
+
+
+def _pane(index: int, path: dict, show: Display, stroked: bool) -> list[tuple[int, BBox, bool]]:
+    """A rectangle filled and not stroked, and whether it is white (_seen_edges, _white_on_tint);
+    a thinner fill is a rule drawn as a bar, a line of its own."""
+    fill, items = path.get("fill"), path["items"]
+    if stroked or fill is None or len(items) != 1 or items[0][0] != "re":
+        return []
+    pane = _ordered(show(path["rect"]))
+    return [(index, pane, min(fill) > 0.97)] if min(pane[2] - pane[0], pane[3] - pane[1]) > 3 else []
+
+
+def _seen_edges(segs: list[tuple[float, float, float, int]], panes: Sequence[tuple[int, BBox, bool]],
+                axis: int) -> list[tuple[float, float, float, int]]:
+    """A filled, unstroked rectangle has no line of its own: its edge is seen only where the fill
+    meets other paper. Where a fill painted after it covers the edge (a form's white boxes set on a
+    tinted panel, the IRS 1040's green), the edge is hidden, and no box wall runs through the boxes.
+    `axis` 0: horizontal segments (y, x0, x1), 1: vertical (x, y0, y1)."""
+    edged = {i for i, _, white in panes if not white}
+    out: list[tuple[float, float, float, int]] = []
+    for pos, a, b, index in segs:
+        if index not in edged:
+            out.append((pos, a, b, index))
+            continue
+        hidden = sorted((p[1 - axis], p[3 - axis]) for i, p, _ in panes
+                        if i > index and p[axis] + 1 < pos < p[axis + 2] - 1 and p[1 - axis] < b and p[3 - axis] > a)
+        out += [(pos, x0, x1, index) for x0, x1 in _uncovered(a, b, hidden) if x1 - x0 >= 4]
+    return out
+
+
+def _white_on_tint(panes: Sequence[tuple[int, BBox, bool]], axis: int) -> list[tuple[float, float, float, int]]:
+    """The edges of white boxes set on a tinted panel (the other half of _seen_edges): a white fill
+    is no line on white paper, but its edge is the box's wall where the paper just outside it is the
+    tint (not another white box beside it: a column of white cells stacked edge to edge is one box)."""
+    tints = [(i, p) for i, p, white in panes if not white]
+    whites = [(i, p) for i, p, white in panes if white] if tints else []
+    out: list[tuple[float, float, float, int]] = []
+    for index, box in whites:
+        for pos, outside in ((box[1 - axis], box[1 - axis] - 0.5), (box[3 - axis], box[3 - axis] + 0.5)):
+            a, b = box[axis], box[axis + 2]
+            tinted = _merged([(max(a, p[axis]), min(b, p[axis + 2])) for i, p in tints
+                              if i < index and p[1 - axis] < outside < p[3 - axis] and p[axis] < b and p[axis + 2] > a])
+            white = sorted((p[axis], p[axis + 2]) for i, p in whites
+                           if i != index and p[1 - axis] <= outside <= p[3 - axis] and p[axis] < b and p[axis + 2] > a)
+            out += [(pos, x0, x1, index) for t0, t1 in tinted for x0, x1 in _uncovered(t0, t1, white) if x1 - x0 >= 4]
+    return out
+
+
+def _merged(spans: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    out: list[list[float]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return [(a, b) for a, b in out]
+
+
+def _uncovered(a: float, b: float, covers: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The parts of [a, b] outside the sorted intervals `covers`."""
+    out, at = [], a
+    for c0, c1 in covers:
+        if c0 > at:
+            out.append((at, min(c0, b)))
+        at = max(at, c1)
+        if at >= b:
+            break
+    if at < b:
+        out.append((at, b))
+    return out
 
 
 def _ordered(box: BBox) -> BBox:

@@ -60,6 +60,7 @@ def _text_blocks(doc_id: str, e: Element, body: float, rule: str) -> list[Elemen
         groups.sort(key=lambda g: (-round(max(b[2] for b, _, _, _ in g) / 6), g[0][0][1]))
     else:
         groups.sort(key=lambda g: (round(g[0][0][1] / 3), g[0][0][0]))
+    font_of = _line_fonts(e)
     out = []
     for n, group in enumerate(groups):
         text = join_lines([t for _, t, _, _ in group])
@@ -68,9 +69,21 @@ def _text_blocks(doc_id: str, e: Element, body: float, rule: str) -> list[Elemen
         box = union(b for b, _, _, _ in group)
         size = max(s for _, _, s, _ in group)
         category = C.SECTION_HEADER if size >= 1.1 * body and len(text) <= 60 else C.TEXT
-        attrs = {"size": size, "fonts": e.attr("fonts") or ()}
+        # each block keeps its own lines' fonts, not the whole table's: a flattened form's typed values
+        # are told from its captions by their face (core.forms.labels.typed_families)
+        fonts = tuple(dict.fromkeys(f for b, t, _, _ in group if (f := font_of.get((b, t))))) or e.attr("fonts") or ()
+        attrs = {"size": size, "fonts": fonts}
         if len(group) > 1:
-            attrs["lines"] = tuple((*b, t, s, k) for b, t, s, k in group)
+            attrs["lines"] = tuple((*b, t, s, k, font_of.get((b, t), "")) for b, t, s, k in group)
         out.append(Element(child_id(doc_id, e, box, text, f"{rule}:{n}"), e.page, e.seq, category, box, text,
                            e.source, rules=e.rules + (rule,), attrs=freeze_attrs(attrs)))
+    return out
+
+
+def _line_fonts(e: Element) -> dict[tuple[BBox, str], str]:
+    """(box, text) of each stored line → the font ingest kept for it (the lines' 8th item), where kept."""
+    out: dict[tuple[BBox, str], str] = {}
+    for ln in e.attr("lines") or ():
+        if len(ln) > 7 and ln[7]:
+            out[((ln[0], ln[1], ln[2], ln[3]), ln[4])] = str(ln[7])
     return out

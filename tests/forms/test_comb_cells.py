@@ -75,3 +75,43 @@ def test_a_comb_value_of_letters_is_the_value_of_its_caption_not_a_key(engine):
     pairs = {(f.key, f.value) for f in fields}
     assert {("Field 1", "1,234.56"), ("Field 2", "7004-B"), ("Field 3", "A. Lee")} <= pairs
     assert not any(f.key == "A. Lee" for f in fields)
+
+
+def _split_comb_form() -> bytes:
+    """A caption over three combs side by side (3, 2 and 4 cells, a printed dash between them, the
+    cells drawn by the form), one text widget per comb, as a US form prints a social security number;
+    a check box beside it."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.draw_rect(pymupdf.Rect(30, 240, 300, 290), color=(0, 0, 0), width=0.5)
+    page.insert_text((34, 250), "2. SOCIAL SECURITY NUMBER", fontsize=7)
+    x = 35.0
+    for n, (cells, value) in enumerate(((3, "731"), (2, "31"), (4, "1605"))):
+        for y in (268, 284):  # the comb's rules, and a wall between each two cells
+            page.draw_line(pymupdf.Point(x, y), pymupdf.Point(x + 16.8 * cells, y), color=(0, 0, 0), width=0.5)
+        for k in range(cells + 1):
+            page.draw_line(pymupdf.Point(x + 16.8 * k, 268), pymupdf.Point(x + 16.8 * k, 284), color=(0, 0, 0), width=0.5)
+        w = pymupdf.Widget()
+        w.field_type, w.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, f"ssn{n}"
+        w.rect, w.text_fontsize, w.text_maxlen = pymupdf.Rect(x, 268, x + 16.8 * cells, 284), 11, cells
+        w.field_flags = 1 << 24  # comb
+        w.field_value = value
+        page.add_widget(w)
+        x += 16.8 * cells
+        if n < 2:
+            page.draw_line(pymupdf.Point(x + 3, 276), pymupdf.Point(x + 9, 276), color=(0, 0, 0), width=1.5)
+            x += 12
+    page.draw_rect(pymupdf.Rect(342, 255, 352, 265), color=(0, 0, 0), width=0.5)
+    page.insert_text((355, 263), "YES", fontsize=7)
+    doc.bake()
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("engine", ["fast", "layout"])
+def test_a_line_across_combs_side_by_side_is_one_value_per_comb(engine):
+    """Failed before: the page reader joined the three combs' values into one line ("731 31 1605"),
+    and the caption took it as one value over all three fields."""
+    from bench.forms import ingest_fields
+    fields = [f for f in ingest_fields(_split_comb_form(), "ssn.pdf", engine) if f.key == "2. SOCIAL SECURITY NUMBER"]
+    assert sorted(f.value for f in fields) == ["1605", "31", "731"]
+    assert all(f.value_bbox[2] - f.value_bbox[0] <= 16.8 * 4 + 2 for f in fields)

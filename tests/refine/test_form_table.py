@@ -34,3 +34,20 @@ def test_a_real_table_without_widgets_stays_a_table():
                     attrs=freeze_attrs({"rows": [["区分", "上限額"], ["交通費", "実費"]],
                                         "lines": [(56, 100, 90, 115, "区分", 10, 1)]}))
     assert form_table(layout_doc(table)).page(1).elements == (table,)
+
+
+def test_each_text_block_keeps_its_own_lines_fonts():
+    """A flattened form read as a one-column "table": its captions are set in the form's face, the
+    values typed in another. Failed before: every block took the whole table's fonts and its lines
+    lost theirs, so forms pairing could not tell a typed value from a caption (DD Form 293, layout)."""
+    table = Element("d-p1-t", 1, 0, C.TABLE, (20, 110, 590, 140), "CASE NUMBER 1,234.56", "layout",
+                    attrs=freeze_attrs({"rows": [["CASE NUMBER 1,234.56"]], "fonts": ("ArialMT", "Helvetica"), "lines": [
+                        (22, 111, 81, 122, "CASE NUMBER", 8.0, 8, "ArialMT"),
+                        (309, 111, 447, 122, "DATE OF DISCHARGE", 8.0, 8, "ArialMT"),
+                        (85, 111, 116, 122, "1,234.56", 8.0, 61, "Helvetica"),
+                        (451, 111, 500, 122, "20260401", 8.0, 61, "Helvetica")]}))
+    out = form_table(layout_doc(table)).page(1).elements
+    fonts = {e.text: e.attr("fonts") for e in out}
+    assert fonts == {"CASE NUMBER DATE OF DISCHARGE": ("ArialMT",), "1,234.56 20260401": ("Helvetica",)}
+    typed = next(e for e in out if "1,234.56" in e.text)
+    assert [ln[7] for ln in typed.attr("lines")] == ["Helvetica", "Helvetica"]
