@@ -16,6 +16,7 @@ appears, and the reviewer redoes the edit on the fresh view.
 """
 from __future__ import annotations
 
+import time
 from typing import Any, Mapping, Sequence
 
 import streamlit as st
@@ -71,8 +72,15 @@ def seen_head(doc_id: str) -> int:
     return state.log_head(doc_id) if value is None else int(value)
 
 
+# A save's message is shown in the run its click starts, but Streamlit stops a run when another
+# rerun comes in (a component reporting its size, a second click), and a message shown only in the
+# stopped run never reaches the screen. So it stays for FLASH_SECONDS and for two runs at least.
+FLASH_SECONDS = 3.0
+FLASH_RUNS = 2
+
+
 def _flash(doc_id: str, kind: str, message: str) -> None:
-    st.session_state[_key("flash", doc_id)] = (kind, message)
+    st.session_state[_key("flash", doc_id)] = {"kind": kind, "message": message, "at": time.monotonic(), "runs": 0}
 
 
 def save(doc_id: str, events: Sequence[Mapping[str, Any]], done: str) -> bool:
@@ -134,12 +142,16 @@ def remember_view(doc_id: str) -> None:
 
 
 def flash_message(doc_id: str) -> None:
-    flash = st.session_state.pop(_key("flash", doc_id), None)
-    if flash:
-        kind, message = flash
-        getattr(st, kind)(message)
-        if kind == "success":  # a toast outlives the next rerun, and shows wherever the reviewer looks
-            st.toast(message, icon=":material/check_circle:")
+    key = _key("flash", doc_id)
+    flash = st.session_state.get(key)
+    if not flash:
+        return
+    flash["runs"] += 1
+    if flash["runs"] >= FLASH_RUNS and time.monotonic() - flash["at"] >= FLASH_SECONDS:
+        del st.session_state[key]  # shown in this run for the last time
+    getattr(st, flash["kind"])(flash["message"])
+    if flash["kind"] == "success" and flash["runs"] == 1:  # a toast outlives the next rerun by itself
+        st.toast(flash["message"], icon=":material/check_circle:")
 
 
 def messages_above_the_page(doc_id: str) -> bool:

@@ -267,3 +267,19 @@ def test_reorder_split_and_chunk_break_are_saved_from_the_inspect_page(sample_wo
     assert ws.events(doc_id)[-1].kind == "split_element"
     parts = [e for e in corrected_document(ws, doc_id).page(2).elements if e.category is table.category]
     assert len(parts) == 2 and "\n" not in parts[0].text.strip()
+
+
+def test_a_saves_message_outlives_a_run_that_was_stopped(sample_workspace):
+    """Streamlit stops a run when another rerun comes in (a component reporting its size, a second
+    click): the save's message must still be there in the run after it, not only in the stopped one."""
+    doc_id = doc_id_of(sample_workspace, DOC)
+    ws = open_workspace(sample_workspace)
+    footer = footer_of(ws, doc_id)
+    record_events(ws, doc_id, [{"kind": "relabel", "target": footer.id, "category": "text"}], "setup")
+    at = inspect_with(sample_workspace, footer.id)
+    at.selectbox(key=f"rli:edit:category:{footer.id}").set_value(Category.PAGE_FOOTER)
+    at.button(key="rli:edit:relabel").click().run()
+    assert "Relabelled" in texts(at)
+    at.run()  # the rerun that would have stopped the first one
+    assert not at.exception
+    assert "Relabelled" in texts(at)
