@@ -1,7 +1,7 @@
 """Bounding-box algebra on (x0, y0, x1, y1) tuples in PDF points, origin top-left."""
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from core.model import BBox
 
@@ -73,3 +73,17 @@ def horizontal_overlap(a: BBox, b: BBox) -> float:
 
 def scale(b: BBox, factor: float) -> BBox:
     return (b[0] * factor, b[1] * factor, b[2] * factor, b[3] * factor)
+
+
+def uncovered(lo: float, hi: float, spans: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The parts of [lo, hi] that no span covers, left to right."""
+    free, cursor = [], lo
+    for start, end in sorted(spans):
+        if start > cursor:
+            free.append((cursor, min(start, hi)))
+        cursor = max(cursor, end)
+        if cursor >= hi:
+            break
+    if cursor < hi:
+        free.append((cursor, hi))
+    return [(a, b) for a, b in free if b > a]

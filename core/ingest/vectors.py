@@ -11,7 +11,7 @@ import numpy as np
 import pymupdf
 from scipy import ndimage
 
-from core.geometry import area, contains, overlap_area, union
+from core.geometry import area, contains, overlap_area, uncovered, union
 from core.ingest.display import Display, centre_on_page
 from core.ingest.lines import Line
 from core.model import BBox
@@ -134,7 +134,7 @@ def _seen_edges(segs: list[tuple[float, float, float, int]], panes: Sequence[tup
             continue
         hidden = sorted((p[1 - axis], p[3 - axis]) for i, p, _ in panes
                         if i > index and p[axis] + 1 < pos < p[axis + 2] - 1 and p[1 - axis] < b and p[3 - axis] > a)
-        out += [(pos, x0, x1, index) for x0, x1 in _uncovered(a, b, hidden) if x1 - x0 >= 4]
+        out += [(pos, x0, x1, index) for x0, x1 in uncovered(a, b, hidden) if x1 - x0 >= 4]
     return out
 
 
@@ -152,7 +152,7 @@ def _white_on_tint(panes: Sequence[tuple[int, BBox, bool]], axis: int) -> list[t
                               if i < index and p[1 - axis] < outside < p[3 - axis] and p[axis] < b and p[axis + 2] > a])
             white = sorted((p[axis], p[axis + 2]) for i, p in whites
                            if i != index and p[1 - axis] <= outside <= p[3 - axis] and p[axis] < b and p[axis + 2] > a)
-            out += [(pos, x0, x1, index) for t0, t1 in tinted for x0, x1 in _uncovered(t0, t1, white) if x1 - x0 >= 4]
+            out += [(pos, x0, x1, index) for t0, t1 in tinted for x0, x1 in uncovered(t0, t1, white) if x1 - x0 >= 4]
     return out
 
 
@@ -164,20 +164,6 @@ def _merged(spans: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
         else:
             out.append([a, b])
     return [(a, b) for a, b in out]
-
-
-def _uncovered(a: float, b: float, covers: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
-    """The parts of [a, b] outside the sorted intervals `covers`."""
-    out, at = [], a
-    for c0, c1 in covers:
-        if c0 > at:
-            out.append((at, min(c0, b)))
-        at = max(at, c1)
-        if at >= b:
-            break
-    if at < b:
-        out.append((at, b))
-    return out
 
 
 def _ordered(box: BBox) -> BBox:

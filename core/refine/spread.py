@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from core.categories import Category
+from core.geometry import uncovered
 from core.model import Document, Element, Page, renumber
 
 RULE = "spread"
@@ -64,7 +65,7 @@ def find_gutter(page: Page) -> tuple[float, float] | None:
     if not boxes:
         return None
     lo, hi = page.width * GUTTER_BAND[0], page.width * GUTTER_BAND[1]
-    gaps = [g for g in _free_intervals([(b[0], b[2]) for b in boxes], lo, hi) if g[1] - g[0] >= MIN_GUTTER]
+    gaps = [g for g in uncovered(lo, hi, [(b[0], b[2]) for b in boxes]) if g[1] - g[0] >= MIN_GUTTER]
     # a real gutter has content on both sides
     gaps = [g for g in gaps if any(b[2] <= g[0] for b in boxes) and any(b[0] >= g[1] for b in boxes)]
     if not gaps:
@@ -72,22 +73,6 @@ def find_gutter(page: Page) -> tuple[float, float] | None:
     middle = page.width / 2
     return min(gaps, key=lambda g: (0 if g[0] <= middle <= g[1] else min(abs(g[0] - middle), abs(g[1] - middle)),
                                     -(g[1] - g[0])))
-
-
-def _free_intervals(spans: Sequence[tuple[float, float]], lo: float, hi: float) -> list[tuple[float, float]]:
-    """Parts of [lo, hi] that no span covers."""
-    free, cursor = [], lo
-    for start, end in sorted(spans):
-        if end <= cursor:
-            continue
-        if start > cursor:
-            free.append((cursor, min(start, hi)))
-        cursor = max(cursor, end)
-        if cursor >= hi:
-            break
-    if cursor < hi:
-        free.append((cursor, hi))
-    return [(a, b) for a, b in free if b > a]
 
 
 def xy_cut_order(elements: Sequence[Element]) -> list[Element]:
@@ -127,7 +112,7 @@ def _best_column_cut(items: Sequence[Element]) -> float | None:
     width = x1 - x0
     if width <= 0:
         return None
-    gaps = [g for g in _free_intervals([(e.bbox[0], e.bbox[2]) for e in items], x0, x1)
+    gaps = [g for g in uncovered(x0, x1, [(e.bbox[0], e.bbox[2]) for e in items])
             if g[1] - g[0] >= MIN_COLUMN_GAP and g[0] - x0 >= MIN_COLUMN_SHARE * width
             and x1 - g[1] >= MIN_COLUMN_SHARE * width]
     if not gaps:
@@ -138,7 +123,7 @@ def _best_column_cut(items: Sequence[Element]) -> float | None:
 
 def _best_row_cut(items: Sequence[Element]) -> float | None:
     y0, y1 = min(e.bbox[1] for e in items), max(e.bbox[3] for e in items)
-    gaps = [g for g in _free_intervals([(e.bbox[1], e.bbox[3]) for e in items], y0, y1) if g[1] - g[0] >= MIN_ROW_GAP]
+    gaps = [g for g in uncovered(y0, y1, [(e.bbox[1], e.bbox[3]) for e in items]) if g[1] - g[0] >= MIN_ROW_GAP]
     if not gaps:
         return None
     widest = max(gaps, key=lambda g: g[1] - g[0])
