@@ -172,9 +172,9 @@ def print_tables(tables: dict[str, list[dict]]) -> None:
     names = {"tune": "TUNING half (tune1 + tune2)", "tune1": "TUNING set 1 (odd ids, saturated)",
              "tune2": "TUNING set 2 (rj2-*, fresh at stop 27)", "holdout": "HOLD-OUT half (holdout1 + holdout2 + holdout3 + holdout4)",
              "holdout1": "HOLD-OUT set 1 (even rj- ids, read several times)",
-             "holdout2": "HOLD-OUT set 2 (rj3-*, fresh at stop 28, never tuned on)",
-             "holdout3": "HOLD-OUT set 3 (rj4-*, fresh, never tuned on)",
-             "holdout4": "HOLD-OUT set 4 (rj5-*, fresh, never tuned on)",
+             "holdout2": "HOLD-OUT set 2 (rj3-*, read at stop 28, tuned on from stop 29)",
+             "holdout3": "HOLD-OUT set 3 (rj4-*, read at stop 29, tuned on from stop 32)",
+             "holdout4": "HOLD-OUT set 4 (rj5-*, read once at stop 32: spent)",
              "all": "whole shipped gold set"}
     # the best mode is chosen on the tuning half (when it ran) and then read off every half
     chosen = best_default_run(tables["tune"]) if "tune" in tables else None
