@@ -120,15 +120,11 @@ def join_labels(labels: list[str]) -> str:
     for label in (raw.strip() for raw in labels):
         if not label:
             continue
-        if out and (_is_digit(out[-1]) or _is_digit(label[0])):
+        if out and (out[-1].isdecimal() or label[0].isdecimal()):
             out += " " + label
         else:
             out = join_lines([out, label]) if out else label
     return out
-
-
-def _is_digit(ch: str) -> bool:
-    return unicodedata.category(ch) == "Nd"
 
 
 MAX_LABEL_CHARS = 120

@@ -247,8 +247,9 @@ def page_units(doc: Document, page: Page) -> tuple[Unit, ...]:
                                 font=font))
     reviewed = {e.id for e in page.elements if "reviewer:set_selection" in e.rules}
     dingbats = {e.id for e in page.elements if any("dingbat" in str(f).lower() for f in (e.attr("fonts") or ()))}
-    out = join_comb_cells(out, page_rulings(doc, page)) if any(_SPACED.match(u.text) for u in out) else out
-    out = split_across_combs(out, page_rulings(doc, page))
+    rulings = page_rulings(doc, page)
+    out = join_comb_cells(out, rulings) if any(_SPACED.match(u.text) for u in out) else out
+    out = split_across_combs(out, rulings)
     marks_read = _lone_ticks(_ticks_inside(out, reviewed, dingbats), dingbats)
     return _labels_between_marks(_empty_under_a_line(marks_read, reviewed))
 
