@@ -68,6 +68,8 @@ def cli_ingest(args: argparse.Namespace, ws: Workspace) -> int:
             failed += 1
             continue
         line = {**_document_line(result.record), "created": result.created}
+        if result.replaced_version:
+            line["replaced_version"] = result.replaced_version
         print(json.dumps(line, ensure_ascii=False), flush=True)
         _print_scanned_pages(ws, result.record)
     return 2 if failed else 0

@@ -118,8 +118,11 @@ def result_message(name: str, result, seconds: float) -> tuple[str, str]:
     pages = f"{record.page_count} page{'s' if record.page_count != 1 else ''}"
     rate = f"{record.page_count / seconds:.2f} pages/s" if seconds > 0 else "instantly"
     scanned = _scanned_pages_line(record)
+    verb = "Added"
+    if result.replaced_version:
+        verb = "Parsed again (the stored parse was made by an older version of the parser; corrections re-anchor to the new one)"
     return ("warning" if "no OCR available" in scanned else "success",
-            f"Added {md_escape(record.source)}: {pages} in {seconds_text(seconds)} ({rate}), "
+            f"{verb} {md_escape(record.source)}: {pages} in {seconds_text(seconds)} ({rate}), "
             f"{record.engine} engine.{scanned}")
 
 
@@ -181,11 +184,12 @@ def upload_results(feedback) -> None:
         st.toast(toast[:300], icon=":material/upload_file:")
 
 
-def documents_frame(records) -> pd.DataFrame:
+def documents_frame(records, stale: set[str]) -> pd.DataFrame:
     return pd.DataFrame({
         "source": [r.source for r in records],
         "pages": [r.page_count for r in records],
         "engine": [r.engine for r in records],
+        "parse": ["older parser: parse again" if r.doc_id in stale else "current" for r in records],
         "created": [time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at)) for r in records],
         "review status": [state.review_status(r.doc_id) for r in records],
         "doc_id": [r.doc_id for r in records],
@@ -203,14 +207,45 @@ def delete_document(doc_id: str) -> None:
         state.select_document(None)
 
 
-def documents_section() -> None:
+def stale_documents(records) -> set[str]:
+    from core.ingest.pipeline import is_stale
+
+    ws = state.workspace()
+    return {r.doc_id for r in records if is_stale(ws, r)}
+
+
+def parse_again_action(record, feedback) -> None:
+    """Read the document again with today's parser, showing its progress at the top of the page."""
+    from core.ingest.pipeline import parse_again
+
+    pace = Pace()
+    status = feedback.status(f"Reading {md_escape(record.source)} again with the {record.engine} engine…",
+                             expanded=True)
+    bar = status.progress(0.0, text="starting…")
+    try:
+        result = parse_again(state.workspace(), record.doc_id,
+                             progress=lambda done, total: bar.progress(done / total if total else 1.0,
+                                                                       text=pace.line(done, total)))
+    except InspectorError as err:
+        status.update(label=f"{md_escape(record.source)} was not parsed again", state="error")
+        st.session_state[RESULTS_KEY] = [("error", md_escape(str(err)))]
+        return
+    status.update(label=f"{md_escape(record.source)}: done", state="complete", expanded=False)
+    st.session_state[RESULTS_KEY] = [result_message(record.source, result, pace.elapsed())]
+
+
+def documents_section(feedback) -> None:
     st.subheader("Documents in the workspace")
     records = state.documents()
     if not records:
         st.info("The workspace is empty. Add a PDF above.")
         return
+    stale = stale_documents(records)
+    if stale:
+        st.caption(f"{len(stale)} of {len(records)} documents were parsed by an older version of the parser: "
+                   "select one and choose “Parse again” to read it with today's (your corrections re-anchor).")
     event = st.dataframe(
-        documents_frame(records), hide_index=True, on_select="rerun", selection_mode="single-row",
+        documents_frame(records, stale), hide_index=True, on_select="rerun", selection_mode="single-row",
         key=TABLE_KEY, width="stretch",
     )
     rows = event.selection.rows if event and event.selection else []
@@ -223,6 +258,10 @@ def documents_section() -> None:
     actions = st.container(horizontal=True, gap="small")
     if actions.button("Open in Inspect", key="rli:open", type="primary"):
         open_in_inspect(chosen.doc_id)
+    if chosen.doc_id in stale and actions.button("Parse again", key="rli:parse_again",
+                                                 help="Read this PDF again with today's parser"):
+        parse_again_action(chosen, feedback)
+        st.rerun()
     with actions.popover("Delete…"):
         st.write("Removes the document and its parser output. Its correction log is kept.")
         if st.button(f"Delete {md_escape(chosen.source)}", key="rli:delete"):
@@ -241,4 +280,4 @@ with add_tab:
 with import_tab:
     import_section()  # Docling / Azure / Textract imports and the Docling export (ui/import_form.py)
 st.divider()
-documents_section()
+documents_section(feedback)

@@ -1,6 +1,7 @@
 """`batch ingest`: every PDF under the given paths, page ranges read in parallel by an executor
 (Ray or local processes), each document assembled, refined and stored by this process, the one
-writer. A file already ingested with the engine is skipped (by SHA-256), so a rerun resumes; a file
+writer. A file already ingested with the engine by today's ingest code is skipped (by SHA-256 and
+core.ingest.version), so a rerun resumes and a stale parse is made again; a file
 that fails anywhere is a failed row with its message and the batch goes on."""
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from core.errors import InspectorError
 from core.ingest.ocr import is_scanned
 from core.ingest.opening import open_pdf
 from core.ingest.pdf import PageReads, Parsed, assemble, merge_reads, parse_pdf
-from core.ingest.pipeline import check_size, store_parsed
+from core.ingest.pipeline import check_size, holds_current_parse, store_parsed
 from core.batch.plan import PAGES_PER_TASK, BatchFile, page_ranges, pdf_files, read_file
 from core.batch.report import DONE, FAILED, SKIPPED, BatchReport, FileOutcome, Progress
 
@@ -81,7 +82,7 @@ def _start(ws, path: Path, engine: str, report: BatchReport, seen: dict[str, Pat
             return None
         seen[file.sha256] = path
         record = ws.find_document(file.doc_id)
-        if record is not None and ws.has_machine(file.doc_id, engine):
+        if record is not None and holds_current_parse(ws, file.doc_id, engine):
             report.add(FileOutcome(str(path), SKIPPED, file.doc_id, record.page_count,
                                    f"already ingested with {engine}"))
             return None

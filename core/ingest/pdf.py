@@ -29,6 +29,7 @@ from core.ingest.opening import OpenedPdf, open_pdf
 from core.ingest.page_facts import PageFacts, read_page
 from core.ingest.recover_words import RECOVERED_RULE
 from core.ingest.reading_order import insert_in_order, xy_cut_order
+from core.ingest.version import code_digest
 from core.ingest.widgets import widget_drafts
 from core.model import Document, Element, FrozenMap, Page, element_id, make_bbox
 from core.text import DROPPED_GLYPHS_RULE, SYMBOL_GLYPHS_RULE, clean_text, map_symbol_glyphs
@@ -38,7 +39,6 @@ OVERPRINT_RULE = "overprinted_duplicates"  # lines printed twice at one place, r
 # pages waiting on each layout process: with two, the next page is already in the child's pipe when it
 # answers, instead of waiting for this process to finish reading the page before
 PAGES_QUEUED = 2
-INGEST_VERSION = "1"  # bump when the elements an engine emits change, so stored outputs can be told apart
 
 ProgressFn = Callable[[int, int], None]
 ModelDrafts = tuple[list[Draft], list[Draft]]  # (the model's boxes in its order, extras to place among them)
@@ -97,7 +97,7 @@ class Parsed:
 
 
 def engine_version(engine: str) -> str:
-    version = f"{engine}/{INGEST_VERSION} pymupdf-{pymupdf.VersionBind}"
+    version = f"{engine}/{code_digest()} pymupdf-{pymupdf.VersionBind}"
     if engine == "layout":
         # The model ships inside the pymupdf wheel: its version is the wheel's, and asking the
         # metadata keeps the model out of this process (it runs in the layout worker).

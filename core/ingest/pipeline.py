@@ -2,18 +2,23 @@
 
 `ingest_bytes` is what the app's upload and the CLI both call. The workspace is written only after
 parsing has fully succeeded, so a bad file leaves it exactly as it was. The same file with the same
-engine is recognised by its SHA-256 and costs nothing the second time.
+engine is recognised by its SHA-256 and costs nothing the second time, as long as the stored parse
+was made by today's ingest code (core.ingest.version); an older one is parsed again.
 """
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from core.errors import FileTooLarge
+from core.errors import FileTooLarge, InspectorError
 from core.store.records import DocumentRecord, doc_id_for, sha256_of
 from core.store.workspace import Workspace
 from core.text import file_label
+
+class NotReparsable(InspectorError):
+    """The workspace does not hold the file a document was parsed from."""
+
 
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024  # 200 MiB; override with RLI_MAX_UPLOAD_MB
 ENGINES = ("layout", "fast")
@@ -23,6 +28,8 @@ ENGINES = ("layout", "fast")
 class IngestResult:
     record: DocumentRecord
     created: bool  # False when this file and engine were already in the workspace (no parsing done)
+    # the engine_version of the stored parse this one replaced, made by older ingest code ("" if none)
+    replaced_version: str = ""
 
 
 def configured_max_bytes() -> int:
@@ -65,7 +72,7 @@ def ingest_bytes(
     sha = sha256_of(data)
     doc_id = doc_id_for(sha)
     existing = ws.find_document(doc_id)
-    if existing is not None and ws.has_machine(doc_id, engine):
+    if existing is not None and holds_current_parse(ws, doc_id, engine):
         if existing.engine != engine:
             # Switching back to an engine already run: make its stored output current, no parsing.
             existing = ws.save_machine_document(ws.load_machine_document(doc_id, engine), existing.size_bytes)
@@ -77,9 +84,46 @@ def ingest_bytes(
     if image_kind(data):  # a scan as PNG/JPEG/TIFF: one page per image, OCR'd like a scanned PDF
         converted = image_to_pdf(data, filename)
         pdf_data, notices = converted.pdf_bytes, converted.notices
+    stale = ws.machine_version(doc_id, engine) if existing is not None else None
     parsed = parse_pdf(pdf_data, doc_id=doc_id, sha256=sha, filename=filename, engine=engine,
                        password=password, progress=progress)
-    return store_parsed(ws, parsed, len(data), notices)
+    return replace(store_parsed(ws, parsed, len(data), notices), replaced_version=stale or "")
+
+
+def holds_current_parse(ws: Workspace, doc_id: str, engine: str) -> bool:
+    """Whether the workspace holds this engine's output of the document as today's ingest code makes
+    it (core.ingest.version): an older parse is stale, and is parsed again rather than served."""
+    from core.ingest.pdf import engine_version
+
+    return ws.machine_version(doc_id, engine) == engine_version(engine)
+
+
+def is_stale(ws: Workspace, record: DocumentRecord) -> bool:
+    """Whether the document's current parse was made by older code of one of our PDF engines (an
+    imported parser output has no such version, and is never stale)."""
+    return record.engine in ENGINES and not holds_current_parse(ws, record.doc_id, record.engine)
+
+
+def parse_again(ws: Workspace, doc_id: str, progress=None) -> IngestResult:
+    """Parse a stored document again with its engine and today's ingest code, from the PDF the
+    workspace keeps; the reviewer's events re-anchor to the new elements when it is next opened.
+    `created` is False when the stored parse was current already (nothing is done)."""
+    from core.ingest.pdf import parse_pdf
+
+    record = ws.document(doc_id)
+    if not is_stale(ws, record):
+        return IngestResult(record, created=False)
+    path = ws.document_pdf(doc_id)
+    data = path.read_bytes() if path is not None else b""
+    if sha256_of(data) != record.sha256:
+        # an image upload is kept as the PDF made from it; the image itself (and what making the PDF
+        # noted, such as a downscale) is gone, so only the image can be read again faithfully
+        raise NotReparsable(f"{record.source} was made into a PDF from an image or is missing from the "
+                            "workspace; upload the file again to parse it with today's parser")
+    stale = ws.machine_version(doc_id, record.engine) or ""
+    parsed = parse_pdf(data, doc_id=doc_id, sha256=record.sha256, filename=record.source,
+                       engine=record.engine, progress=progress)
+    return replace(store_parsed(ws, parsed, record.size_bytes), replaced_version=stale)
 
 
 def store_parsed(ws: Workspace, parsed, size_bytes: int, notices=None, refined: bool = False) -> IngestResult:

@@ -53,6 +53,9 @@ class WorkspaceStore(Protocol):
     def has_machine(self, doc_id: str, engine: str) -> bool:
         """Whether this engine's machine output of the document is stored."""
 
+    def machine_version(self, doc_id: str, engine: str) -> str | None:
+        """The engine_version of this engine's stored output of the document; None when none is stored."""
+
     def save_machine_document(self, doc: Document, size_bytes: int) -> DocumentRecord:
         """Store a machine Document and make its engine the current one, in one transaction."""
 

@@ -200,6 +200,10 @@ class PostgresWorkspace:
     def has_machine(self, doc_id: str, engine: str) -> bool:
         return self._one("SELECT 1 FROM machine_docs WHERE doc_id=%s AND engine=%s", (doc_id, engine)) is not None
 
+    def machine_version(self, doc_id: str, engine: str) -> str | None:
+        row = self._one("SELECT engine_version FROM machine_docs WHERE doc_id=%s AND engine=%s", (doc_id, engine))
+        return row[0] if row else None
+
     def save_machine_document(self, doc: Document, size_bytes: int) -> DocumentRecord:
         payload = zlib.compress(doc.to_json().encode("utf-8"), 6)
         stamp = time.time()

@@ -148,6 +148,12 @@ class Workspace:
         ).fetchone()
         return row is not None
 
+    def machine_version(self, doc_id: str, engine: str) -> str | None:
+        row = self._conn.execute(
+            "SELECT engine_version FROM machine_docs WHERE doc_id=? AND engine=?", (doc_id, engine)
+        ).fetchone()
+        return row[0] if row else None
+
     def save_machine_document(self, doc: Document, size_bytes: int) -> DocumentRecord:
         """Store a machine Document and make its engine the current one, in one transaction."""
         payload = zlib.compress(doc.to_json().encode("utf-8"), 6)

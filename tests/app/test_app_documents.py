@@ -98,6 +98,41 @@ def test_delete_removes_the_document_from_the_list_and_the_workspace(sample_work
     assert "spread_a3.pdf" not in list(at.dataframe[0].value["source"])
 
 
+def older_parse(root: Path, source: str) -> str:
+    """Mark one sample's stored parse as made by older ingest code (core.ingest.version); its doc_id."""
+    from dataclasses import replace
+
+    ws = open_workspace(root)
+    try:
+        record = next(r for r in ws.documents() if r.source == source)
+        doc = ws.load_machine_document(record.doc_id)
+        ws.save_machine_document(replace(doc, engine_version="fast/0ld0ld0ld0ld"), record.size_bytes)
+        return record.doc_id
+    finally:
+        ws.close()
+
+
+def test_a_document_parsed_by_older_code_is_flagged_and_parsed_again_on_request(sample_workspace):
+    from core.ingest.pdf import engine_version
+
+    doc_id = older_parse(sample_workspace, "spread_a3.pdf")
+    at = open_page("pages/documents.py", sample_workspace, doc="spread_a3.pdf")
+    table = at.dataframe[0].value
+    assert dict(zip(table["source"], table["parse"]))["spread_a3.pdf"] == "older parser: parse again"
+    assert set(table["parse"]) == {"current", "older parser: parse again"}
+    assert "1 of 4 documents were parsed by an older version" in texts(at)
+    at.button(key="rli:parse_again").click().run()
+    assert not at.exception
+    assert any(s.value.startswith("Parsed again (the stored parse was made by an older version") for s in at.success)
+    assert set(at.dataframe[0].value["parse"]) == {"current"}
+    assert not [b for b in at.button if b.key == "rli:parse_again"]
+    ws = open_workspace(sample_workspace)
+    try:
+        assert ws.machine_version(doc_id, "fast") == engine_version("fast")
+    finally:
+        ws.close()
+
+
 # ---- upload -------------------------------------------------------------------------------------
 def test_uploading_a_pdf_adds_it_and_makes_it_current(sample_workspace):
     at = open_page("pages/documents.py", sample_workspace)

@@ -23,6 +23,7 @@ def test_machine_document_round_trips_with_its_attrs(workspace):
     record = workspace.save_machine_document(doc, size_bytes=9)
     assert (record.doc_id, record.engine, record.page_count, record.size_bytes) == (doc.doc_id, "fast", 1, 9)
     assert workspace.load_machine_document(doc.doc_id) == doc
+    assert workspace.machine_version(doc.doc_id, "fast") == "v1" and workspace.machine_version(doc.doc_id, "layout") is None
 
 
 def test_saving_another_engine_makes_it_current_and_keeps_both(workspace):
