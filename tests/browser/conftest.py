@@ -35,6 +35,21 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 STARTUP_TIMEOUT = 90  # seconds: python imports plus the server's own start
 
 
+# the logs of the servers running now: a failed test's report shows their ends (a click that did not
+# take is otherwise a mystery once the server is gone)
+_running_logs: list[Path] = []
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed:
+        for log in _running_logs:
+            if log.exists():
+                report.sections.append((f"streamlit log {log.name} (end)", log.read_text(errors="replace")[-4000:]))
+
+
 @dataclass(frozen=True)
 class AppServer:
     url: str
@@ -100,10 +115,12 @@ def running_app(workspace: Path, **env_extra: str):
     with log.open("w") as out:
         process = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
+    _running_logs.append(log)
     try:
         wait_for_health(url, process, log)
         yield AppServer(url, workspace)
     finally:
+        _running_logs.remove(log)
         process.terminate()
         try:
             process.wait(timeout=10)
