@@ -118,11 +118,12 @@ def result_message(name: str, result, seconds: float) -> tuple[str, str]:
     pages = f"{record.page_count} page{'s' if record.page_count != 1 else ''}"
     rate = f"{record.page_count / seconds:.2f} pages/s" if seconds > 0 else "instantly"
     scanned = _scanned_pages_line(record)
-    verb = "Added"
+    verb, why = "Added", ""
     if result.replaced_version:
-        verb = "Parsed again (the stored parse was made by an older version of the parser; corrections re-anchor to the new one)"
+        verb, why = "Parsed", (" again: the stored parse was made by an older version of the parser, and the "
+                               "reviewer's corrections re-anchor to the new one")
     return ("warning" if "no OCR available" in scanned else "success",
-            f"{verb} {md_escape(record.source)}: {pages} in {seconds_text(seconds)} ({rate}), "
+            f"{verb} {md_escape(record.source)}{why}: {pages} in {seconds_text(seconds)} ({rate}), "
             f"{record.engine} engine.{scanned}")
 
 
@@ -214,8 +215,12 @@ def stale_documents(records) -> set[str]:
     return {r.doc_id for r in records if is_stale(ws, r)}
 
 
-def parse_again_action(record, feedback) -> None:
-    """Read the document again with today's parser, showing its progress at the top of the page."""
+def parse_again_action(records, feedback) -> None:
+    """Read each document again with today's parser, showing its progress at the top of the page."""
+    st.session_state[RESULTS_KEY] = [parse_one_again(r, feedback) for r in records]
+
+
+def parse_one_again(record, feedback) -> tuple[str, str]:
     from core.ingest.pipeline import parse_again
 
     pace = Pace()
@@ -228,10 +233,23 @@ def parse_again_action(record, feedback) -> None:
                                                                        text=pace.line(done, total)))
     except InspectorError as err:
         status.update(label=f"{md_escape(record.source)} was not parsed again", state="error")
-        st.session_state[RESULTS_KEY] = [("error", md_escape(str(err)))]
-        return
+        return "error", md_escape(str(err))
     status.update(label=f"{md_escape(record.source)}: done", state="complete", expanded=False)
-    st.session_state[RESULTS_KEY] = [result_message(record.source, result, pace.elapsed())]
+    return result_message(record.source, result, pace.elapsed())
+
+
+def stale_notice(records, stale: set[str], feedback) -> None:
+    """Which documents an older parser read, and one button to read them all again."""
+    older = [r for r in records if r.doc_id in stale]
+    names = ", ".join(md_escape(r.source) for r in older[:3]) + (f" and {len(older) - 3} more" if len(older) > 3 else "")
+    notice = st.container(horizontal=True, vertical_alignment="center")
+    them = "it" if len(older) == 1 else "them"
+    notice.caption(f"{len(older)} of {len(records)} documents were parsed by an older version of the parser "
+                   f"({names}). Parse {them} again to read {them} with today's; corrections re-anchor.")
+    label = "Parse it again" if len(older) == 1 else f"Parse all {len(older)} again"
+    if notice.button(label, key="rli:parse_all_again"):
+        parse_again_action(older, feedback)
+        st.rerun()
 
 
 def documents_section(feedback) -> None:
@@ -242,8 +260,7 @@ def documents_section(feedback) -> None:
         return
     stale = stale_documents(records)
     if stale:
-        st.caption(f"{len(stale)} of {len(records)} documents were parsed by an older version of the parser: "
-                   "select one and choose “Parse again” to read it with today's (your corrections re-anchor).")
+        stale_notice(records, stale, feedback)
     event = st.dataframe(
         documents_frame(records, stale), hide_index=True, on_select="rerun", selection_mode="single-row",
         key=TABLE_KEY, width="stretch",
@@ -260,7 +277,7 @@ def documents_section(feedback) -> None:
         open_in_inspect(chosen.doc_id)
     if chosen.doc_id in stale and actions.button("Parse again", key="rli:parse_again",
                                                  help="Read this PDF again with today's parser"):
-        parse_again_action(chosen, feedback)
+        parse_again_action([chosen], feedback)
         st.rerun()
     with actions.popover("Delete…"):
         st.write("Removes the document and its parser output. Its correction log is kept.")

@@ -120,10 +120,11 @@ def test_a_document_parsed_by_older_code_is_flagged_and_parsed_again_on_request(
     table = at.dataframe[0].value
     assert dict(zip(table["source"], table["parse"]))["spread_a3.pdf"] == "older parser: parse again"
     assert set(table["parse"]) == {"current", "older parser: parse again"}
-    assert "1 of 4 documents were parsed by an older version" in texts(at)
+    assert "1 of 4 documents were parsed by an older version of the parser (spread\\_a3\\.pdf)" in texts(at)
     at.button(key="rli:parse_again").click().run()
     assert not at.exception
-    assert any(s.value.startswith("Parsed again (the stored parse was made by an older version") for s in at.success)
+    assert any(s.value.startswith("Parsed spread\\_a3\\.pdf again: the stored parse was made by an older version")
+               for s in at.success), [s.value for s in at.success]
     assert set(at.dataframe[0].value["parse"]) == {"current"}
     assert not [b for b in at.button if b.key == "rli:parse_again"]
     ws = open_workspace(sample_workspace)
@@ -131,6 +132,18 @@ def test_a_document_parsed_by_older_code_is_flagged_and_parsed_again_on_request(
         assert ws.machine_version(doc_id, "fast") == engine_version("fast")
     finally:
         ws.close()
+
+
+def test_every_document_an_older_parser_read_is_parsed_again_with_one_button(sample_workspace):
+    older_parse(sample_workspace, "spread_a3.pdf")
+    older_parse(sample_workspace, "shinseisho_form.pdf")
+    at = open_page("pages/documents.py", sample_workspace)
+    assert "2 of 4 documents were parsed by an older version" in texts(at)
+    at.button(key="rli:parse_all_again").click().run()
+    assert not at.exception
+    assert sum(" again: the stored parse was made by an older" in s.value for s in at.success) == 2
+    assert set(at.dataframe[0].value["parse"]) == {"current"}
+    assert "documents were parsed by an older version" not in texts(at)
 
 
 # ---- upload -------------------------------------------------------------------------------------
