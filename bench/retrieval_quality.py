@@ -66,6 +66,9 @@ def corpus_chunks(ws, workspace: Path, policy: str, docs: dict[str, Path]) -> li
     return [c for d in docs for c in chunks_for(ws, d, loaded)]
 
 
+# hold-out sets whose questions nobody has read yet: their unanchored rows are counted, never listed
+# (stop 32 printed one holdout4 quote that way); a set moves out of here once its figures are read
+UNREAD = ("holdout5",)
 HALVES = ("tune", "tune1", "tune2", "holdout", "holdout1", "holdout2", "holdout3", "holdout4", "holdout5", "all")
 
 
@@ -145,8 +148,13 @@ def run(args) -> dict[str, list[dict]]:
     copies = sum(bool(e.copies) for i in anchored if i.id in printed for e in i.evidence)
     print(f"gold: {len(printed)} questions in {','.join(args.halves)}; anchoring methods {dict(methods)}; unanchored {len(failures)}; "
           f"{copies} evidence quote(s) printed in more places too (copies, anchored: a retrieved copy counts)")
+    unread = {i.id for i in items if any(in_half(i.tags, h) for h in UNREAD)}
     for item_id, note in failures:
-        print(f"  unanchored {item_id}: {note}")
+        if item_id not in unread:
+            print(f"  unanchored {item_id}: {note}")
+    if unread & {item_id for item_id, _ in failures}:
+        print(f"  unanchored in a hold-out set nobody has read ({', '.join(UNREAD)}): "
+              f"{len(unread & {item_id for item_id, _ in failures})}, not listed (they count as misses)")
     tables: dict[str, list[dict]] = {h: [] for h in args.halves}
     for policy in args.policies:
         chunks = corpus_chunks(ws, workspace, policy, docs)
