@@ -1,7 +1,7 @@
 """Form evidence accuracy on flattened forms: key–value pairs, selection states, empty values.
 
     python bench/forms.py [--engine fast|layout|both] [--variant empty|filled|both] [--corpus N] [--misses N] [--wild N]
-                          [--extra-forms DIR] [--extra-forms2 DIR]
+                          [--extra-forms DIR] [--extra-forms2 DIR] [--extra-forms3 DIR]
 
 Two kinds of ground truth:
 - the sample flattened 申請書 (sample_docs/shinseisho_flat.pdf) against its truth JSON: a pair
@@ -83,6 +83,34 @@ of those or with another of the fifteen; left out as twins of a kept form: docas
 gender_change (0.58 with name_change) and name_and_gender_change, docassemble-lawvretainer's bha/fast
 (0.71 with each other) and lawv_retainer_spanish (a translation); acroforge's f1040 (the name of
 pdf2json's f1040, 0.44 with f1040a).
+
+`--extra-forms3 DIR` adds a third clean hold-out half, *new3*, from bench/forms_extra3.tsv, gathered at stop
+33 under the same rules (hash checked, never printed form by form). To fetch it (DIR, REPO as above):
+
+    mkdir -p /tmp/fx3/refetch && cd /tmp/fx3/refetch
+    pip download --no-binary :all: --no-deps docassemble-demo==1.10.5 docassemble-lawvexpungementevaluator==1.0.2 -d .
+    pip download --no-binary :all: --no-deps docassemble-lawvfamilylaw==0.1.8 docassemble-lawvrelease==1.0.9 -d .
+    pip download --no-binary :all: --no-deps docassemble-lawvrentersrightswestvirginia==0.1.3 -d .
+    pip download --no-binary :all: --no-deps docassemble-lawvsolidfoundations==0.0.5 formalizer==0.2.3 -d .
+    pip download --no-binary :all: --no-deps formalpdf==0.1.6 justfill-mcp==0.4.10 -d .
+    for f in *.tar.gz; do tar xzf $f; done
+    mkdir -p DIR
+    tail -n +2 REPO/bench/forms_extra3.tsv | while read -r file registry package version path sha; do
+        cp "$path" "DIR/$file"; done
+
+Seventeen forms from nine PyPI packages (at most three from one), each with three writable text widgets or more:
+US Air Force personnel forms (nomination for award, record of duties, DAF 4392), West Virginia family-court,
+magistrate-court (wrongful-occupation answer), guardianship, expungement and legal-aid release forms,
+docassemble's demo forms, a supplier intake form and a test form of nested text boxes. No tax form and no
+Japanese one: each tax form found in a registry was a twin of a 1040 already in a set. None has the hash or the
+name of a file in pdfs/forms, widget_corpus, forms_extra.tsv or forms_extra2.tsv, none shares more than 0.15 of
+its printed words (`printed_words`, Jaccard) with one of those or with another of the seventeen (at most 0.147).
+Left out as twins: docassemble-lawvsolidfoundations' igp (kinshipconnector's, in new2), docassemble-lawvcommon's
+case-information sheets (0.19 and 1.00 with sca_fc_103), docassemble-lawvmediarelease's releases (0.17 with
+voca_release), mcp-pdf-forms' f1040 and Massachusetts Form 1 (0.46, 0.21 with pdf2json's), lawvfamilylaw's
+sca_fc_129 (0.19 with sca_fc_140), lawvrelease's lawv_release (0.154 with voca_release),
+lawvrentersrightswestvirginia's petition_for_appeal (0.30 with the long answer) and short answer (0.98), and
+pdfnet-node-samples' form1 (0.18 with PyMuPDF's test-4055).
 """
 from __future__ import annotations
 
@@ -632,7 +660,8 @@ def halves(paths: Sequence[Path], tune: frozenset[str] = frozenset()) -> dict[st
 
 EXTRA_MANIFEST = ROOT / "bench" / "forms_extra.tsv"
 # The clean hold-outs, each from its own manifest; their forms are never printed one by one.
-NEW_HALVES = {"new2": ROOT / "bench" / "forms_extra2.tsv"}  # forms_extra.tsv was "new" until stop 32: tune now
+NEW_HALVES = {"new2": ROOT / "bench" / "forms_extra2.tsv",  # forms_extra.tsv was "new" until stop 32: tune now
+              "new3": ROOT / "bench" / "forms_extra3.tsv"}
 
 
 def extra_forms(folder: Path, manifest: Path = EXTRA_MANIFEST) -> list[Path]:
@@ -796,7 +825,7 @@ def wild_check(every: int) -> list[str]:
     return [f"wild/ every {every}: {len(files)} files, taken for a form {forms}, fields {fields}, pairs {pairs}"] + lines
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engine", default="fast", choices=("fast", "layout", "both"))
     parser.add_argument("--variant", default="both", choices=("empty", "filled", "both"))
@@ -815,9 +844,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--extra-forms2", type=Path, default=None, metavar="DIR",
                         help="score the forms of bench/forms_extra2.tsv found in DIR as a clean hold-out half, new2 "
                              "(never printed form by form)")
+    parser.add_argument("--extra-forms3", type=Path, default=None, metavar="DIR",
+                        help="score the forms of bench/forms_extra3.tsv found in DIR as a third clean hold-out half, "
+                             "new3 (never printed form by form)")
     parser.add_argument("--wild", type=int, default=0, metavar="N",
                         help="only count forms, fields and pairs on every N-th file of wild/ (fast engine)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     if args.wild:
         print("\n".join(wild_check(args.wild)))
         return 0
@@ -834,7 +870,7 @@ def main(argv: list[str] | None = None) -> int:
     forms += [p for p in traits if p not in forms]
     forms = [p for p in forms if args.only in p.name]
     registry_forms = extra_forms(args.extra_forms) if args.extra_forms else []
-    extras = new_forms({"new2": args.extra_forms2})
+    extras = new_forms({"new2": args.extra_forms2, "new3": args.extra_forms3})
     if not forms:
         print(f"(real forms not found at {FORMS_DIR}; only the sample is measured)")
     registered = [p for p in registry_forms if args.only in p.name]

@@ -1,4 +1,4 @@
-"""The forms benchmark's clean hold-outs (bench/forms_extra.tsv, bench/forms_extra2.tsv): each manifest
+"""The forms benchmark's clean hold-outs (bench/forms_extra.tsv, forms_extra2.tsv, forms_extra3.tsv): each manifest
 names real registry forms by hash, each half takes the forms of its own manifest, and no form of a
 new half is ever named in what the benchmark prints. Only hashes are read here, never a score."""
 from __future__ import annotations
@@ -41,6 +41,25 @@ def test_the_second_hold_out_manifest_is_well_formed_and_apart_from_the_first():
     assert not {row[5] for row in first} & {row[5] for row in rows}
 
 
+def test_the_third_hold_out_manifest_is_well_formed_and_apart_from_the_others():
+    rows = _rows(bf.NEW_HALVES["new3"])
+    earlier = _rows(bf.EXTRA_MANIFEST) + _rows(bf.NEW_HALVES["new2"])
+    assert len(rows) >= 15
+    assert all(len(row) == len(COLUMNS) for row in rows)
+    names = [row[0] for row in rows]
+    assert len(set(names)) == len(names)
+    for name, registry, package, version, path, sha in rows:
+        assert registry in ("PyPI", "npm")
+        assert re.fullmatch(r"[0-9a-f]{64}", sha)
+        assert re.fullmatch(r"\d+(\.\d+)+", version)
+        assert name == f"{package}__{Path(path).name}" and name.endswith(".pdf")
+    packages = [row[2] for row in rows]
+    assert max(packages.count(p) for p in packages) <= 3 and len(set(packages)) >= 8
+    assert not {row[0] for row in earlier} & set(names)
+    assert not {Path(row[4]).name for row in earlier} & {Path(row[4]).name for row in rows}
+    assert not {row[5] for row in earlier} & {row[5] for row in rows}
+
+
 def _pdf(path: Path, text: str) -> str:
     doc = pymupdf.open()
     doc.new_page().insert_text((72, 72), text)
@@ -76,11 +95,12 @@ def test_no_form_of_a_new_half_is_named_in_the_summary_or_the_audit():
         score.audit = Audit(values=2, in_box=1, unprinted=[f"field name only: {form} key"])
         return Row(form, half, "fast", "filled", score)
 
-    rows = [row("studied.pdf", "tune"), row("second_secret.pdf", "new2")]
+    rows = [row("studied.pdf", "tune"), row("second_secret.pdf", "new2"), row("third_secret.pdf", "new3")]
     text = "\n".join(summary(rows, show_hold_out=True) + audit_report(rows, show_hold_out=True))
     assert "studied.pdf" in text
-    assert "second_secret" not in text
+    assert "second_secret" not in text and "third_secret" not in text
     assert "new2     SUM of the new2 forms" in text
+    assert "new3     SUM of the new3 forms" in text
 
 
 def test_the_fetched_second_hold_out_has_the_manifest_hashes():
@@ -90,3 +110,17 @@ def test_the_fetched_second_hold_out_has_the_manifest_hashes():
         pytest.skip(f"second hold-out not fetched at {folder}")
     found = extra_forms(folder, bf.NEW_HALVES["new2"])
     assert [p.name for p in found] == [row[0] for row in _rows(bf.NEW_HALVES["new2"])]
+
+
+def test_the_fetched_third_hold_out_has_the_manifest_hashes():
+    """Where the third hold-out was fetched (docstring of bench/forms.py), every form is there with its hash."""
+    folder = Path(os.environ.get("RLI_EXTRA_FORMS3", "/tmp/fx3/forms"))
+    if not folder.is_dir():
+        pytest.skip(f"third hold-out not fetched at {folder}")
+    found = extra_forms(folder, bf.NEW_HALVES["new3"])
+    assert [p.name for p in found] == [row[0] for row in _rows(bf.NEW_HALVES["new3"])]
+
+
+def test_the_third_hold_out_has_its_own_option_and_half():
+    args = bf.build_parser().parse_args(["--extra-forms3", "/somewhere", "--half", "new3"])
+    assert args.extra_forms3 == Path("/somewhere") and args.extra_forms2 is None and args.half == "new3"
