@@ -28,6 +28,7 @@ from ui.column_width import measure_column
 from ui.page_view import page_view, take_clicks
 from ui.tables import pickable_table
 from ui.text import md_escape, shorten
+from ui.trace import trace
 
 EVIDENCE_COLOUR = "#ffbf00"  # amber: not a category colour, so evidence stands out from the overlays
 SAMPLE_GOLD = Path(__file__).resolve().parents[1] / "sample_docs" / "gold_ja.jsonl"
@@ -148,6 +149,7 @@ def take_chunk(doc: Document, number: int) -> None:
 def save_draft(doc: Document) -> None:
     d = draft(doc)
     question = st.session_state.get(field_key(doc, "question"), "").strip()
+    trace("gold save", question_chars=len(question), evidence=len(d["evidence"]))
     if not question:
         st.session_state["rli:gold:message"] = ("error", "Write the question first.")
         return
@@ -162,8 +164,10 @@ def save_draft(doc: Document) -> None:
     try:
         save_item(state.workspace(), item)
     except InspectorError as err:
+        trace("gold save", outcome=type(err).__name__)
         st.session_state["rli:gold:message"] = ("error", str(err))
         return
+    trace("gold save", outcome="stored", item=item.id)
     reset_draft(doc)
     # Kept (not popped) until the next save or "New question": a rerun right after the click (the
     # question box committing its text) must not wipe the only sign that the save happened.

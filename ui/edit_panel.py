@@ -34,6 +34,7 @@ from ui import state
 from ui.page_view import served_image
 from ui.structure_tools import structure_tools
 from ui.text import element_label, shorten
+from ui.trace import trace
 
 SELECT, DRAW, MOVE = "Select", "Draw a box", "Move / resize"
 MODES = (SELECT, DRAW, MOVE)
@@ -89,14 +90,18 @@ def save(doc_id: str, events: Sequence[Mapping[str, Any]], done: str) -> bool:
     if not actor:
         _flash(doc_id, "warning", "Set your name in the sidebar (Reviewer) first: every correction records who made it.")
         return False
+    kinds = [e.get("kind") for e in events]
     try:
         stored = record_events(state.workspace(), doc_id, list(events), actor, expected_head=seen_head(doc_id))
     except StaleView as err:
+        trace("save", kinds=kinds, outcome="stale view", seen_head=seen_head(doc_id))
         st.session_state[_key("conflict", doc_id)] = str(err)
         return False
     except InspectorError as err:
+        trace("save", kinds=kinds, outcome=type(err).__name__)
         _flash(doc_id, "error", str(err))
         return False
+    trace("save", kinds=kinds, outcome="stored", head=stored[-1].seq)
     st.session_state[_key("view_head", doc_id)] = stored[-1].seq
     _flash(doc_id, "success", done)
     return True
@@ -113,8 +118,10 @@ def _undo_or_redo(doc_id: str, redo: bool) -> None:
         st.session_state[_key("conflict", doc_id)] = str(err)
         return
     except (NothingToUndo, InspectorError) as err:
+        trace("undo" if not redo else "redo", outcome=type(err).__name__)
         _flash(doc_id, "info", str(err))
         return
+    trace("undo" if not redo else "redo", outcome="stored", head=stored[-1].seq)
     st.session_state[_key("view_head", doc_id)] = stored[-1].seq
     _flash(doc_id, "success", f"{'Redone' if redo else 'Undone'}: {len(stored)} event(s)")
 

@@ -35,6 +35,7 @@ from core.render import (
 from ui import state
 from ui.column_width import page_events, page_events_key
 from ui.text import md_escape
+from ui.trace import trace
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,8 @@ def take_clicks(
         seen = 0  # a new frame (the page was drawn afresh): its clicks are all new
     fresh = [c for c in value["clicks"] if isinstance(c, dict) and isinstance(c.get("seq"), int) and c["seq"] > seen]
     st.session_state[seen_key] = (value.get("instance"), max([seen, *(c["seq"] for c in fresh)]))
+    if fresh:
+        trace("clicks", view=key, instance=value.get("instance"), seqs=[c["seq"] for c in fresh])
     shown = doc.page(page_number).elements if elements is None else tuple(elements)
     return [click for c in fresh if (click := _as_click(c, doc, page_number, shown, visible)) is not None]
 

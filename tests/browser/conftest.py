@@ -108,7 +108,9 @@ def running_app(workspace: Path, **env_extra: str):
     workspace.parent.mkdir(parents=True, exist_ok=True)
     log = workspace.parent / f"streamlit-{workspace.name}.log"
     port = free_port()
-    env = {**os.environ, "RLI_WORKSPACE": str(workspace), "RLI_SAMPLE_ENGINE": "fast", **env_extra}
+    # RLI_TRACE_UI: the server logs what each click did (ui/trace.py), shown when a test fails
+    env = {**os.environ, "RLI_WORKSPACE": str(workspace), "RLI_SAMPLE_ENGINE": "fast", "RLI_TRACE_UI": "1",
+           **env_extra}
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
                "--server.address", "127.0.0.1", "--server.port", str(port),
                "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
