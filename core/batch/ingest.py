@@ -27,6 +27,7 @@ class _Job:
     started: float
     parts: dict[int, PageReads | Parsed] = field(default_factory=dict)  # Parsed: a one-task PDF
     errors: list[str] = field(default_factory=list)
+    replaces: str = ""  # the engine_version of the older parse this job makes again ("" if none)
 
     def elapsed(self) -> float:
         return round(time.perf_counter() - self.started, 3)
@@ -92,7 +93,8 @@ def _start(ws, path: Path, engine: str, report: BatchReport, seen: dict[str, Pat
     except (InspectorError, OSError) as err:
         report.add(FileOutcome(str(path), FAILED, message=_message(err)))
         return None
-    return _Job(file, page_ranges(pages, report.workers, per_task), time.perf_counter())
+    older = ws.machine_version(file.doc_id, engine) if record is not None else None
+    return _Job(file, page_ranges(pages, report.workers, per_task), time.perf_counter(), replaces=older or "")
 
 
 def _finish(ws, job: _Job, engine: str) -> FileOutcome:
@@ -116,7 +118,8 @@ def _finish(ws, job: _Job, engine: str) -> FileOutcome:
             result = store_parsed(ws, parsed, len(job.file.data))
     except Exception as err:  # one file's failure is its row; the batch goes on
         return FileOutcome(path, FAILED, job.file.doc_id, message=_message(err), seconds=job.elapsed())
-    return FileOutcome(path, DONE, result.record.doc_id, result.record.page_count, seconds=job.elapsed())
+    again = f"parsed again: the stored parse was made by older ingest code ({job.replaces})" if job.replaces else ""
+    return FileOutcome(path, DONE, result.record.doc_id, result.record.page_count, again, seconds=job.elapsed())
 
 
 def _message(err: Exception) -> str:

@@ -85,6 +85,24 @@ def test_a_rerun_skips_every_ingested_file_and_a_bad_file_is_a_failed_row(tmp_pa
     ws.close()
 
 
+def test_a_rerun_parses_again_a_file_whose_stored_parse_older_code_made(tmp_path, corpus):
+    from dataclasses import replace
+
+    from core.ingest.pdf import engine_version
+
+    ws = open_workspace(tmp_path / "ws")
+    batch_ingest(ws, [corpus], engine="fast", executor=SerialExecutor())
+    older = ws.documents()[0]
+    doc = ws.load_machine_document(older.doc_id)
+    ws.save_machine_document(replace(doc, engine_version="fast/0ld0ld0ld0ld"), older.size_bytes)
+    again = batch_ingest(ws, [corpus], engine="fast", executor=SerialExecutor())
+    assert (again.count("done"), again.count("skipped"), again.count("failed")) == (1, 2, 1)
+    [done] = [o for o in again.outcomes if o.status == "done"]
+    assert done.doc_id == older.doc_id and "parsed again" in done.message and "fast/0ld0ld0ld0ld" in done.message
+    assert ws.machine_version(older.doc_id, "fast") == engine_version("fast")
+    ws.close()
+
+
 def test_the_cli_writes_a_json_report_of_every_file(tmp_path, corpus, capsys):
     report_path = tmp_path / "report.json"
     code = cli.main(["batch", "ingest", str(corpus), "--engine", "fast", "--runner", "serial",
