@@ -38,10 +38,10 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
     for index, path in enumerate(page.get_cdrawings()):
         fill = path.get("fill")
         stroked = "s" in path.get("type", "")
-        panes += _pane(index, path, show, stroked)
+        box = show(path["rect"])
+        panes += _pane(index, path, box, stroked)
         if not stroked and (fill is None or min(fill) > 0.97):
             continue  # white or no fill, no stroke: invisible background
-        box = show(path["rect"])
         w, h = box[2] - box[0], box[3] - box[1]
         if w * h > 0.8 * page_area:
             continue  # page background or frame
@@ -110,13 +110,13 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
     return vec
 
 
-def _pane(index: int, path: dict, show: Display, stroked: bool) -> list[tuple[int, BBox, bool]]:
-    """A rectangle filled and not stroked, and whether it is white (_seen_edges, _white_on_tint);
-    a thinner fill is a rule drawn as a bar, a line of its own."""
+def _pane(index: int, path: dict, box: BBox, stroked: bool) -> list[tuple[int, BBox, bool]]:
+    """A rectangle filled and not stroked (`box`: its rect as shown), and whether it is white
+    (_seen_edges, _white_on_tint); a thinner fill is a rule drawn as a bar, a line of its own."""
     fill, items = path.get("fill"), path["items"]
     if stroked or fill is None or len(items) != 1 or items[0][0] != "re":
         return []
-    pane = _ordered(show(path["rect"]))
+    pane = _ordered(box)
     return [(index, pane, min(fill) > 0.97)] if min(pane[2] - pane[0], pane[3] - pane[1]) > 3 else []
 
 
