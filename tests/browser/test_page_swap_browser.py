@@ -54,6 +54,9 @@ WATCH_FRAMES = """() => {
   });
 }""".replace("LAYERS", PAGE_LAYERS)
 SAME = 0.005  # under half a percent of pixels off: the same picture
+# The new page's image with its boxes, before its labels are drawn: the labels' text is about 4 % of
+# the pixels. Images and boxes far apart (boxes over the old image or over nothing) are 30 %+.
+LABELS_ONLY = 0.06
 
 
 def frames_of_a_turn(app_server, chromium, during=None) -> list:
@@ -82,6 +85,11 @@ def frames_of_a_turn(app_server, chromium, during=None) -> list:
         page.get_by_role("button", name="Next ▶").click()
         if during:
             during(page)
+            # The image must still be held when the server's answer to `during` arrives: under load
+            # that run outlasted the hold, and the new page showed without its labels for 331 ms
+            # before the labelled drawing came (a page drawn whole, twice, not a mix). The hold
+            # lasts until the run is over, however long it takes.
+            settle(page, 0)
         page.wait_for_timeout(max(0.0, IMAGE_DELAY_S - (time.monotonic() - started)) * 1000)
         assert held, "the new page's image never went through the held-back route: the test tested nothing"
         released.append(True)
@@ -97,14 +105,15 @@ def frames_of_a_turn(app_server, chromium, during=None) -> list:
         context.close()
 
 
-def assert_old_page_then_new_page(frames) -> None:
+def assert_old_page_then_new_page(frames, unlabelled_new_page_allowed: bool = False) -> None:
     print("distinct frames (ms after the first, share of pixels off from the old page, from the new):",
           [(t, round(d_old, 3), round(d_new, 3)) for t, d_old, d_new in frames])
     t_end, old_vs_new, _ = frames[-1]
     assert old_vs_new > 0.05, f"the turn did not change the picture ({old_vs_new:.1%} of pixels): frames {frames}"
     lasted = [later[0] - t for (t, *_), later in zip(frames, frames[1:])] + [0]
     mixed = [(t, ms, round(d_old, 3), round(d_new, 3))
-             for (t, d_old, d_new), ms in zip(frames, lasted) if min(d_old, d_new) > SAME]
+             for (t, d_old, d_new), ms in zip(frames, lasted) if min(d_old, d_new) > SAME
+             and not (unlabelled_new_page_allowed and d_new <= LABELS_ONLY)]
     assert not mixed, (
         f"{len(mixed)} of {len(frames)} distinct frames were neither the old page nor the new one "
         f"(ms after the first frame, ms shown, share of pixels off from the old page, from the new page): {mixed}")
@@ -119,9 +128,13 @@ def test_a_page_turn_never_shows_the_new_boxes_over_the_old_image(app_server, ch
 
 def test_a_toggle_while_the_new_image_is_on_its_way_shows_no_half_drawn_page(app_server, chromium):
     """Two drawings of the new page wait for the same image (the turn's, then the one with labels):
-    the canvas goes from the old page straight to the new one with its labels, never blank."""
+    the canvas goes from the old page to the new one, never blank and never the new boxes over the
+    old image. The canvas (streamlit-drawable-canvas) loads each drawing on its own, so when the image
+    comes both finish, in order, and under load the first can show for a few frames (82 ms once in
+    three runs on a loaded 2-core machine): the new page whole, before its labels, which is allowed."""
     def toggle_labels(page):
         page.wait_for_timeout(300)
         page.get_by_text("Labels", exact=True).first.click()
 
-    assert_old_page_then_new_page(frames_of_a_turn(app_server, chromium, during=toggle_labels))
+    assert_old_page_then_new_page(frames_of_a_turn(app_server, chromium, during=toggle_labels),
+                                  unlabelled_new_page_allowed=True)
