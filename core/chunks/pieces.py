@@ -118,6 +118,19 @@ def table_rows(e: Element) -> list[str]:
     return [line.strip() for line in e.text.splitlines() if line.strip()]
 
 
+# A header cell names a column ("年月", "第3部. AI開発者（D）", "「共通の指針」に加えて主体毎に重要となる事項");
+# a longer one says something. A slide's table with no header row starts with a row of content
+# ("U -2) i. | 安全を考慮した適正利用 | ⁃ AI提供者が定めた利用上の留意点を遵守して…", 96 characters), and
+# repeated as a header it filled half of every part of its table.
+HEADER_CELL_CHARS = 30
+
+
+def is_header_row(row: str) -> bool:
+    """The row (as `table_rows` writes it) can be a header: none of its cells is longer than a label."""
+    cells = row.strip().strip("|").split("|")
+    return all(len(cell.strip()) <= HEADER_CELL_CHARS for cell in cells)
+
+
 def _cell_text(cell: Any) -> str:
     if cell is None:
         return ""

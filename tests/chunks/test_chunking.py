@@ -323,3 +323,12 @@ def test_sample_chunks_match_the_golden_files(name):
 
 def test_the_golden_regenerate_switch_is_off():
     assert not REGENERATE, "RLI_REGEN_GOLDEN=1 rewrites the golden files instead of checking them; unset it"
+
+
+def test_a_table_whose_first_row_holds_content_repeats_no_header():
+    # a slide's table of guidelines: its first row is a guideline like the others, not column names
+    rows = [[f"U-{i}) i.", f"指針{i}", f"⁃ AI提供者が定めた利用上の留意点{i}を遵守して、想定した範囲内で利用する"] for i in range(12)]
+    table = el(1, 0, "table", (60, 120, 500, 700), "", attrs=(("rows", tuple(tuple(r) for r in rows)),))
+    chunks = build_chunks(doc([[table]]), policy_from_mapping({"max_chars": 200}))
+    lines = [line for c in chunks for line in c.text.splitlines() if line.startswith("| U-")]
+    assert len(chunks) > 1 and len(lines) == 12 and len(set(lines)) == 12  # every row once
