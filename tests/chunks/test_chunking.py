@@ -332,3 +332,14 @@ def test_a_table_whose_first_row_holds_content_repeats_no_header():
     chunks = build_chunks(doc([[table]]), policy_from_mapping({"max_chars": 200}))
     lines = [line for c in chunks for line in c.text.splitlines() if line.startswith("| U-")]
     assert len(chunks) > 1 and len(lines) == 12 and len(set(lines)) == 12  # every row once
+
+
+def test_a_run_on_slide_list_with_no_sentence_end_is_cut_before_its_bullets_into_even_parts():
+    # the 概要's p13: one list item of 1030 characters, its items led by ✓ and never ended by 。
+    items = [f"✓AIシステム・サービスの指針{i}について、関係する情報を文書化して一定期間保管し、適切に管理し、参照可能な状態とする" for i in range(7)]
+    document = doc([[el(1, 0, "list_item", (60, 100, 500, 700), "".join(items))]])
+    chunks = build_chunks(document, policy_from_mapping({"max_chars": 200, "context_prefix": "off"}))
+    assert len(chunks) > 1 and "".join(c.text for c in chunks) == "".join(items)
+    assert all(c.text.startswith("✓") for c in chunks)  # cut before a bullet, never inside ・
+    sizes = [len(c.text) for c in chunks]
+    assert max(sizes) <= 200 and min(sizes) >= max(sizes) // 2  # shared out evenly: no tail of one item
