@@ -343,3 +343,18 @@ def test_a_run_on_slide_list_with_no_sentence_end_is_cut_before_its_bullets_into
     assert all(c.text.startswith("✓") for c in chunks)  # cut before a bullet, never inside ・
     sizes = [len(c.text) for c in chunks]
     assert max(sizes) <= 200 and min(sizes) >= max(sizes) // 2  # shared out evenly: no tail of one item
+
+
+def test_a_split_tables_lead_heading_opens_its_first_part_only():
+    # the 概要's p21: a 100-character statement read as the heading right above the table led
+    # every part of it; the parts after the first name their section in the path prefix (off here,
+    # so the text shows which parts hold the heading itself)
+    heading = el(1, 0, "section_header", (60, 60, 500, 75), "• AI利用者は、AI提供者が意図した範囲内で継続的に適正利用を行うことが重要である")
+    rows = [["区分", "上限額"]] + [[f"項目{i}", f"{i * 1000}円"] for i in range(30)]
+    table = el(1, 1, "table", (60, 120, 500, 700), "", attrs=(("rows", tuple(tuple(r) for r in rows)),))
+    chunks = build_chunks(doc([[heading, table]]), policy_from_mapping({"max_chars": 200, "context_prefix": "off"}))
+    assert len(chunks) > 1 and heading.text in chunks[0].text
+    assert not any(heading.text in c.text for c in chunks[1:])
+    assert all("| 区分 | 上限額 |" in c.text for c in chunks)  # the header row still opens every part
+    body_rows = [line for c in chunks for line in c.text.splitlines() if line.startswith("| 項目")]
+    assert len(body_rows) == 30
