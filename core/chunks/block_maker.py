@@ -12,7 +12,8 @@ from core.chunks.blocks import (
     ATOMIC, FLOW, FORM_CATEGORIES, GROUP, HEADING, HEADINGS, NOTE, REFONLY, TABLE, TEXT_PRODUCING, Block, Piece,
 )
 from core.chunks.pieces import (
-    _CLOSERS, fenced, guess_code_language, normalise_formula, sentence_pieces, split_sentences, table_rows,
+    _CLOSERS, fenced, guess_code_language, is_header_row, normalise_formula, sentence_pieces, split_sentences,
+    table_rows,
 )
 from core.chunks.policy import Action, Policy
 from core.chunks.sections import heading_style
@@ -192,7 +193,7 @@ class BlockMaker:
         notes = [self._source_piece(s) for s in glued if s.category is C.FOOTNOTE]
         if not rows:
             rows = [""]
-        repeat = bool(self.policy.param(C.TABLE, "repeat_header")) and len(rows) > 1
+        repeat = bool(self.policy.param(C.TABLE, "repeat_header")) and len(rows) > 1 and is_header_row(rows[0])
         header = [Piece(rows[0], (e,))] if repeat else []
         body = [Piece(r, (e,)) for r in (rows[1:] if repeat else rows)]
         return Block(TABLE, e.page, e.seq, tuple(body), head=tuple(captions + header), tail=tuple(notes),

@@ -306,7 +306,8 @@ class _Assembler:
             parts[-1].append(row)
             size += len(row.text) + 1
         for i, rows in enumerate(parts, start=1):
-            draft = _Draft(TABLE, self.path, pieces=head + rows + tail, side=block.side)
+            own = head if i == 1 else list(block.head)
+            draft = _Draft(TABLE, self.path, pieces=own + rows + tail, side=block.side)
             if self.pending_refs:
                 draft.refonly.extend(self.pending_refs)
                 self.pending_refs = []

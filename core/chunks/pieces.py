@@ -4,6 +4,7 @@ a table row by row."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -82,11 +83,40 @@ def split_sentences(text: str, ends: str) -> list[str]:
     return [s for s in out if s]
 
 
+# Bullet glyphs a slide's run-on text item starts with: where no sentence end or line break is
+_BULLET_START = re.compile(r"(?=[•✓⟡➢●■◆▶⁃](?!$))")
+
+
 def split_long(sentence: str, max_chars: int) -> list[str]:
-    """A sentence over the limit is cut at its line ends (the last-resort split point)."""
-    if len(sentence) <= max_chars or "\n" not in sentence:
+    """A sentence over the limit is cut at its line ends (the last-resort split point); one with no
+    line end, before its bullets: a slide's list read as one text with no 。 ("• 各主体は…✓AI が…✓…",
+    1030 characters on the 概要's p13) is its items, one after another."""
+    if len(sentence) <= max_chars:
         return [sentence]
-    lines = sentence.splitlines(keepends=True)
+    if "\n" in sentence:
+        return _packed(sentence.splitlines(keepends=True), max_chars)
+    items = [part for part in _BULLET_START.split(sentence) if part]
+    if len(items) < 2:
+        return [sentence]
+    return _shared_out(items, max_chars)
+
+
+def _shared_out(items: list[str], max_chars: int) -> list[str]:
+    """Items packed in order into as many parts as the limit needs, each cut where the items
+    placed pass its even share: a last part of one item (76 characters) would be a chunk of its
+    own, outranking its slide by its shortness."""
+    share = sum(map(len, items)) / math.ceil(sum(map(len, items)) / max_chars)
+    out, cur, done = [], "", 0
+    for item in items:
+        if cur and (len(cur) + len(item) > max_chars or done + len(item) / 2 > share * (len(out) + 1)):
+            out.append(cur)
+            cur = ""
+        cur += item
+        done += len(item)
+    return out + [cur] if cur else out
+
+
+def _packed(lines: list[str], max_chars: int) -> list[str]:
     out, cur = [], ""
     for line in lines:
         if cur and len(cur) + len(line) > max_chars:
@@ -116,6 +146,19 @@ def table_rows(e: Element) -> list[str]:
             out.append("| " + " | ".join(_cell_text(c) for c in cells) + " |")
         return out
     return [line.strip() for line in e.text.splitlines() if line.strip()]
+
+
+# A header cell names a column ("年月", "第3部. AI開発者（D）", "「共通の指針」に加えて主体毎に重要となる事項");
+# a longer one says something. A slide's table with no header row starts with a row of content
+# ("U -2) i. | 安全を考慮した適正利用 | ⁃ AI提供者が定めた利用上の留意点を遵守して…", 96 characters), and
+# repeated as a header it filled half of every part of its table.
+HEADER_CELL_CHARS = 30
+
+
+def is_header_row(row: str) -> bool:
+    """The row (as `table_rows` writes it) can be a header: none of its cells is longer than a label."""
+    cells = row.strip().strip("|").split("|")
+    return all(len(cell.strip()) <= HEADER_CELL_CHARS for cell in cells)
 
 
 def _cell_text(cell: Any) -> str:

@@ -209,7 +209,9 @@ def writes_a_date(text: str) -> bool:
 
 # The term a question asks the meaning of: quoted and followed by とは, or by a word asking for its
 # definition; else the run of katakana, kanji and Latin letters right before とは.
-_QUOTED_TERM = re.compile(r"「([^「」]{2,30})」(?:とは|をどう定義|の定義|の意味|とはどういう|には誰)")
+# A quoted term that is the question's topic counts too when the question asks how it is defined
+# ("「X」は、何を…として定義されているか").
+_QUOTED_TERM = re.compile(r"「([^「」]{2,30})」(?:とは|をどう定義|の定義|の意味|とはどういう|には誰|は[^。？?]*定義)")
 _BARE_TERM = re.compile(r"([\u30a0-\u30ff\u4e00-\u9fffa-z0-9ー・]{2,30})とは")
 _ASKS_MEANING = re.compile(r"とは|定義|意味|でいう")
 

@@ -323,3 +323,38 @@ def test_sample_chunks_match_the_golden_files(name):
 
 def test_the_golden_regenerate_switch_is_off():
     assert not REGENERATE, "RLI_REGEN_GOLDEN=1 rewrites the golden files instead of checking them; unset it"
+
+
+def test_a_table_whose_first_row_holds_content_repeats_no_header():
+    # a slide's table of guidelines: its first row is a guideline like the others, not column names
+    rows = [[f"U-{i}) i.", f"指針{i}", f"⁃ AI提供者が定めた利用上の留意点{i}を遵守して、想定した範囲内で利用する"] for i in range(12)]
+    table = el(1, 0, "table", (60, 120, 500, 700), "", attrs=(("rows", tuple(tuple(r) for r in rows)),))
+    chunks = build_chunks(doc([[table]]), policy_from_mapping({"max_chars": 200}))
+    lines = [line for c in chunks for line in c.text.splitlines() if line.startswith("| U-")]
+    assert len(chunks) > 1 and len(lines) == 12 and len(set(lines)) == 12  # every row once
+
+
+def test_a_run_on_slide_list_with_no_sentence_end_is_cut_before_its_bullets_into_even_parts():
+    # the 概要's p13: one list item of 1030 characters, its items led by ✓ and never ended by 。
+    items = [f"✓AIシステム・サービスの指針{i}について、関係する情報を文書化して一定期間保管し、適切に管理し、参照可能な状態とする" for i in range(7)]
+    document = doc([[el(1, 0, "list_item", (60, 100, 500, 700), "".join(items))]])
+    chunks = build_chunks(document, policy_from_mapping({"max_chars": 200, "context_prefix": "off"}))
+    assert len(chunks) > 1 and "".join(c.text for c in chunks) == "".join(items)
+    assert all(c.text.startswith("✓") for c in chunks)  # cut before a bullet, never inside ・
+    sizes = [len(c.text) for c in chunks]
+    assert max(sizes) <= 200 and min(sizes) >= max(sizes) // 2  # shared out evenly: no tail of one item
+
+
+def test_a_split_tables_lead_heading_opens_its_first_part_only():
+    # the 概要's p21: a 100-character statement read as the heading right above the table led
+    # every part of it; the parts after the first name their section in the path prefix (off here,
+    # so the text shows which parts hold the heading itself)
+    heading = el(1, 0, "section_header", (60, 60, 500, 75), "• AI利用者は、AI提供者が意図した範囲内で継続的に適正利用を行うことが重要である")
+    rows = [["区分", "上限額"]] + [[f"項目{i}", f"{i * 1000}円"] for i in range(30)]
+    table = el(1, 1, "table", (60, 120, 500, 700), "", attrs=(("rows", tuple(tuple(r) for r in rows)),))
+    chunks = build_chunks(doc([[heading, table]]), policy_from_mapping({"max_chars": 200, "context_prefix": "off"}))
+    assert len(chunks) > 1 and heading.text in chunks[0].text
+    assert not any(heading.text in c.text for c in chunks[1:])
+    assert all("| 区分 | 上限額 |" in c.text for c in chunks)  # the header row still opens every part
+    body_rows = [line for c in chunks for line in c.text.splitlines() if line.startswith("| 項目")]
+    assert len(body_rows) == 30

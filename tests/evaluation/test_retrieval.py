@@ -255,3 +255,10 @@ def test_bm25_a_question_asking_what_a_term_means_lifts_the_text_that_defines_it
     assert defines("生成ai•文章、画像等を生成できるaiの総称を指す。", "生成ai")  # a glossary line
     assert defines("要求に対して十分に動作している(信頼性)", "信頼性")  # the term after its description
     assert not defines("「7)アカウンタビリティ」)", "アカウンタビリティ")  # a mention, not a definition
+
+
+def test_a_quoted_term_that_is_the_topic_of_how_it_is_defined_is_the_asked_term():
+    # 「X」は…として定義されている asks X's definition as 「X」とは does; a quoted term the question
+    # merely names ("「共通の指針」は何項目か") asks nothing about its meaning
+    assert asked_term("ガイドラインでいう「AIガバナンス」は、何を目指す取り組みとして定義されているか。") == "aiガバナンス"
+    assert asked_term("「共通の指針」は何項目あるか。") is None

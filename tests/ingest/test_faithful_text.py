@@ -226,3 +226,31 @@ def test_an_image_whose_soft_mask_is_over_the_pixel_cap_is_never_decoded_for_its
     # the boxes come from where the page paints the image (identity "x<xref>:…"), not from decoded pixels
     assert len({e.bbox for e in specks}) >= 10 and all(e.attr("image").startswith("x") for e in specks)
     assert not any("megapixels" in (page.notice or "") for page in doc.pages)  # the model still reads it
+
+
+def test_a_line_whose_blank_has_a_tall_font_box_reads_where_its_text_is_printed():
+    """Honpen p14's footnote: a blank and the note number set in Cambria give the line a box 44 pt
+    tall starting two lines above its text; read by that box, the line came before the note above it."""
+    from core.ingest.lines import Line, Span, ordered_lines
+
+    def line(top: float, text: str, blank_box: tuple | None = None) -> Line:
+        spans = [Span((78, top, 520, top + 12), text, 8.0, "MeiryoUI", 0)]
+        if blank_box:
+            spans.insert(0, Span(blank_box, " ", 8.0, "Cambria", 0))
+        boxes = [s.bbox for s in spans]
+        box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+        return Line(box, spans, 0)
+
+    first = line(618, "11 人間の判断や意思決定において")
+    second = line(631, "12 「フィルターバブル」とは", blank_box=(76, 615, 78, 659))
+    third = line(645, "かわらず見たい情報が優先的に")
+    assert [ln.text for ln in ordered_lines([third, second, first])] == [first.text, second.text, third.text]
+
+
+def test_a_chapter_label_with_a_large_digit_keeps_the_top_of_its_box():
+    # "第4章" with the 4 set in a taller font: no span holds most of the line, the box's top stands
+    from core.ingest.lines import Line, Span, printed_top
+
+    spans = [Span((74, 48, 100, 80), "第", 24.0, "ShinGo", 0), Span((100, 23, 125, 97), "4", 60.0, "Helvetica", 0),
+             Span((125, 48, 156, 80), "章", 24.0, "ShinGo", 0)]
+    assert printed_top(Line((74, 23, 156, 97), spans, 0)) == 23
