@@ -348,29 +348,43 @@ def captioned_lines_in_own_font(texts: Sequence[Unit]) -> int:
     return sum(1 for v in texts if v.font and font_family(v.font) in families)
 
 
+def typed_caption(v: Unit, texts: Sequence[Unit]) -> Unit | None:
+    """The caption `v` was typed beside or under, when `v` is a short line set in another family than
+    that caption (what typed_families counts), else None."""
+    if not _short_typed_line(v) or sum(ch.isalnum() for ch in v.text) < 2 or v.category is Category.TITLE:
+        return None  # a formula's "=" in a math font, a title in a display face: print, not typing
+    return next((u for u in _captions_of(v, texts) if u.font and key_like(u, True)
+                 and font_family(u.font) != font_family(v.font)), None)
+
+
+def _captions_of(v: Unit, texts: Sequence[Unit]) -> list[Unit]:
+    """The text just left of `v` on its row (a caption's blank away at most), then the one text right over it."""
+    out = []
+    # a paragraph stands beside the line by its line on that row, not by its whole box
+    left = [(row_box(u, v.bbox), u) for u in texts if u is not v]
+    left = [(box, u) for box, u in left if same_row(box, v.bbox) and box[2] <= v.bbox[0] + 1]
+    if left:
+        box, u = max(left, key=lambda bu: bu[0][2])
+        if _caption_gap(u, box) <= v.bbox[0] - box[2] <= CAPTION_GAP:
+            out.append(u)
+    over = [u for u in texts if u is not v and 0 <= v.bbox[1] - u.bbox[3] <= 1.5 * u.height
+            and u.bbox[0] < v.bbox[2] and u.bbox[2] > v.bbox[0] and abs(v.bbox[0] - u.bbox[0]) <= 3 * u.height]
+    return out + over[:1] if len(over) == 1 else out
+
+
+def _caption_gap(caption: Unit, box: BBox) -> float:
+    """The least blank between a caption and a line typed after it: half a text height, so that a
+    sentence changing face midway is no caption and its value; none after a caption ending in a colon
+    on that row, which asks for what follows it (a form's blank starts right after "Zip:")."""
+    ends_row = box == caption.bbox or caption.rows[-1:] == (box,)
+    return -1.0 if ends_row and COLON_END.search(caption.text) else 0.5 * (box[3] - box[1])
+
+
 def typed_families(texts: Sequence[Unit]) -> frozenset[str]:
     """The font families of the page's typed lines (captioned_lines_in_own_font): families whose
     lines are, for TYPED_SHARE of them or more, short lines that each have a caption beside or over
     them in another family."""
-    def caption_of(v: Unit) -> Unit | None:
-        left = [u for u in texts if u is not v and same_row(u.bbox, v.bbox) and u.bbox[2] <= v.bbox[0] + 1]
-        if left:
-            u = max(left, key=lambda u: u.bbox[2])
-            if 0.5 * u.height <= v.bbox[0] - u.bbox[2] <= CAPTION_GAP:
-                return u
-        over = [u for u in texts if u is not v and 0 <= v.bbox[1] - u.bbox[3] <= 1.5 * u.height
-                and u.bbox[0] < v.bbox[2] and u.bbox[2] > v.bbox[0] and abs(v.bbox[0] - u.bbox[0]) <= 3 * u.height]
-        return over[0] if len(over) == 1 else None
-
-    typed: list[Unit] = []
-    for v in texts:
-        if not _short_typed_line(v):
-            continue
-        if sum(ch.isalnum() for ch in v.text) < 2 or v.category is Category.TITLE:
-            continue  # a formula's "=" in a math font, a title in a display face: print, not typing
-        u = caption_of(v)
-        if u is not None and u.font and key_like(u, True) and font_family(u.font) != font_family(v.font):
-            typed.append(v)
+    typed = [v for v in texts if typed_caption(v, texts) is not None]
     # a family is typed when TYPED_SHARE of its lines or more are such lines: one value typed with no
     # caption close to it (a second line, a caption printed far off) does not make the face print
     lines = Counter(font_family(u.font) for u in texts if u.font)

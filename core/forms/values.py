@@ -129,8 +129,11 @@ SIGNATURE_LINE = 300.0  # pt: a date or signature line; a rule across the page i
 
 def _on_rule_above(look: _Look) -> Found | None:
     """A short caption centred just under a rule ("________ / Datum", "________ / Signature") names
-    what is written on that rule: the text standing on it, else the empty line."""
+    what is written on that rule: the text standing on it, else the empty line. A caption with an
+    underline of its own starting right after it ("Zip: ____" under the line above) names that one."""
     kb, h = look.kb, look.h
+    if _on_underline(look) is not None:
+        return None
     width = kb[2] - kb[0]
     for y, a, b in look.r.h:
         if not (kb[1] - 0.8 * h <= y <= kb[1] + 0.3 * h and a <= kb[0] - 2 and b >= kb[2] + 2):
