@@ -20,8 +20,8 @@ from typing import Sequence
 
 from core.categories import Category
 from core.forms.labels import (
-    COLON_END, LONE_BOXES, bullet, fillers_of, font_family, key_like, label_candidates, lone_typed_units, mark_label,
-    page_looks_like_form, typed_caption, typed_families,
+    COLON_END, LONE_BOXES, LONG_KEY_CHARS, bullet, fillers_of, font_family, key_like, label_candidates, lone_typed_units, mark_label,
+    page_looks_like_form, typed_families, typed_lines,
 )
 from core.forms.rulings import Rulings, cell_at, page_rulings, wall_between
 from core.forms.unit_index import input_boxes
@@ -32,7 +32,6 @@ from core.model import BBox, Document, Element, Page
 
 C = Category
 
-LONG_KEY_CHARS = 110  # ×1.6 for Latin text: a US form's "Number, street, and room or suite no. (If …)"
 
 
 @dataclass(frozen=True)
@@ -117,11 +116,12 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
 
 
 def _typed_beside_captions(texts: Sequence[Unit], typed: frozenset[str]) -> set[str]:
-    """Lines set in one of the page's typed faces, each beside or under a caption in another face
-    (labels.typed_caption): values typed after their captions, never keys of the text after them. A
+    """Lines set in one of the page's typed faces, each beside or under a caption in another face or
+    after such a line on its row (labels.typed_lines): values typed after their captions, never keys
+    of the text after them. A
     line ending in a colon asks for a value: a caption, whatever its face ("Nationality:" under "Female")."""
-    return {u.id for u in texts if u.font and font_family(u.font) in typed and not COLON_END.search(u.text)
-            and typed_caption(u, texts) is not None}
+    lines = typed_lines(texts)
+    return {u.id for u in texts if u.id in lines and font_family(u.font) in typed and not COLON_END.search(u.text)}
 
 
 def _one_field_per_comb(pairs: Sequence[Pair], texts: Sequence[Unit]) -> list[Pair]:

@@ -11,7 +11,7 @@ from typing import Sequence
 
 from core.categories import Category
 from core.forms.labels import (
-    COLON_END, WORDY, YEAR_PREFIX, bridged, fillers_of, font_family, key_like, label_candidates,
+    COLON_END, LINE_NUMBER, WORDY, YEAR_PREFIX, bridged, fillers_of, font_family, key_like, label_candidates,
 )
 from core.forms.rulings import Rulings, cell_at, comb_run, open_row_at
 from core.forms.units import Unit, box_id, same_row, same_size, same_style, union_box
@@ -21,7 +21,6 @@ from core.model import BBox
 C = Category
 
 LOOSE_KEY_CATEGORIES = (C.TEXT, C.LIST_ITEM, C.FORM_FIELD)
-_LINE_NUMBER = re.compile(r"^\d{1,2}[a-z]?$")
 
 
 def _inside(units: Sequence[Unit], area: BBox, exclude: set[str]) -> list[Unit]:
@@ -380,7 +379,7 @@ def _line_number_ids(texts: Sequence[Unit], area: BBox, key: Unit) -> set[str]:
 def printed_line_number(u: Unit, key: Unit) -> bool:
     """A line's printed number ("6" in the box before the amount) is set in the form's own size; a
     digit in another size was filled in (a one-digit code box)."""
-    return bool(_LINE_NUMBER.match(u.text.strip())) and same_size(u, key)
+    return bool(LINE_NUMBER.match(u.text.strip())) and same_size(u, key)
 
 
 def _amount_row(key: Unit, texts: Sequence[Unit], r: Rulings, fillers: Sequence[Unit],

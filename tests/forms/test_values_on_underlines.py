@@ -9,7 +9,7 @@ import pymupdf
 import pytest
 
 from bench.forms import ingest_fields
-from core.forms.labels import typed_families
+from core.forms.labels import typed_families, typed_lines
 from core.forms.units import Unit
 from core.categories import Category
 
@@ -75,3 +75,23 @@ def test_a_value_typed_right_after_a_colon_is_typed_beside_its_caption():
              _unit("p3", "questions about", (61, 320, 160, 332), "TimesNewRomanPSMT"),
              _unit("p4", "your finances", (161, 320, 230, 332), "Arial")]
     assert typed_families(prose) == frozenset()
+
+
+def test_a_row_of_amounts_after_a_line_number_is_typed_beside_its_caption():
+    """A 1040's line: its caption, the line's number printed again before the amount box, the dollars
+    and the cents typed in the filler's face. The number is no caption (the caption is before it), and
+    the cents are typed after the dollars: the face is typed (failed before: no line counted, the
+    number stood between each amount and its caption and the cents had only the dollars before them)."""
+    rows = []
+    for k, (caption, dollars, cents) in enumerate((
+            ("Unemployment compensation and Alaska Permanent Fund dividends (see instructions).", "K9", "059"),
+            ("Federal income tax withheld from Form(s) W-2 and 1099.", "Jordan A. Whitfield", "160"),
+            ("Earned income credit (EIC) (see instructions).", "04/15/2026", "059"))):
+        y = 252 + 24 * k
+        rows += [_unit(f"n{k}", str(k + 3), (118, y, 125, y + 10), "TimesLTStd-Bold"),
+                 _unit(f"c{k}", caption, (137, y + 1, 453, y + 11), "TimesLTStd-Roman"),
+                 _unit(f"m{k}", str(k + 3), (471, y, 478, y + 10), "TimesLTStd-Bold"),
+                 _unit(f"d{k}", dollars, (552 - 4.5 * len(dollars), y, 552, y + 11), "Helvetica"),
+                 _unit(f"e{k}", cents, (561, y, 574, y + 11), "Helvetica")]
+    assert typed_families(rows) == {"helvetica"}
+    assert {f"{p}{k}" for p in "de" for k in range(3)} <= typed_lines(rows)
