@@ -142,6 +142,25 @@ def _on_rule_above(look: _Look) -> Found | None:
         area = (a, y - max(2.2 * h, 16.0), b, y + 1)
         inside = [u for u in _inside(look.texts, area, look.exclude) if y - max(u.height, 8.0) <= u.bbox[3] <= y + 1.5]
         return look.unit(inside, area), 0.7
+    return _typed_on_rule_above(look)
+
+
+def _typed_on_rule_above(look: _Look) -> Found | None:
+    """A caption printed under the left end of a rule ("________ / LAST", captions under their lines)
+    names the line typed on that rule, when it stands there alone in one of the page's typed faces and
+    not the caption's (print on a rule above a caption is the row above's, not this caption's value).
+    A caption ending in a colon asks for what follows it, not for the line above."""
+    kb, h, key = look.kb, look.h, look.key
+    if not look.typed or not key.font or COLON_END.search(key.text):
+        return None
+    for y, a, b in look.r.h:
+        if not (kb[1] - 0.8 * h <= y <= kb[1] + 0.3 * h and a - h <= kb[0] <= a + h and b >= kb[2] + 2 * h):
+            continue
+        area = (a - 1, y - max(2.5 * h, 16.0), b + 1, y + 1)
+        inside = [u for u in _inside(look.texts, area, look.exclude) if y - max(u.height, 8.0) <= u.bbox[3] <= y + 2]
+        if len(inside) == 1 and inside[0].font and font_family(inside[0].font) in look.typed \
+                and font_family(inside[0].font) != font_family(key.font) and _valueish(inside[0]):
+            return inside[0], 0.65
     return None
 
 
