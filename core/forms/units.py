@@ -205,7 +205,10 @@ def mark_unit(e: Element) -> Unit:
     glyph = str(e.attr("glyph") or e.text or "").strip()
     round_ = glyph in ROUND_GLYPHS or e.attr("shape") in ("circle", "round") or \
         str(e.attr("field_type", "")).lower() in ("radiobutton", "radio")
-    state = e.state if e.state else MARK_GLYPHS.get(glyph, "unknown")
+    # a drawn box the refine step kept as an ornament (text runs across it: "___" under a radio button)
+    # is still ticked when drawn filled (a dark dot in its ring, a filled square)
+    drawn_filled = e.attr("kind") == "square" and bool(e.attr("filled"))
+    state = e.state if e.state else "selected" if drawn_filled else MARK_GLYPHS.get(glyph, "unknown")
     return Unit(e.id, e.page, e.bbox, glyph, e.id, C.SELECTION_MARK, kind="mark", state=state, round=round_,
                 source=e.source)
 
