@@ -60,9 +60,10 @@ pdf2json 0.7.1 also ships f1040ezt.pdf,
 left out: the same form as f1040ez (0.89 of its printed words). None of the eight has the hash or the
 name of a file in pdfs/forms or widget_corpus, and none shares more than 0.15 of its words with one.
 
-`--extra-forms2 DIR` adds a half, *new2*, the same way from bench/forms_extra2.tsv: a second
-clean hold-out, gathered once the first was read, under the same rules (hash checked, never printed
-form by form). To fetch it (DIR as below, REPO this repository's root):
+`--extra-forms2 DIR` adds the forms of bench/forms_extra2.tsv the same way (hash checked). They were a
+second clean hold-out, half *new2*, gathered once the first was read, and read once, at stop 32: spent.
+From stop 33 on they are tune forms too (source *registry2*, so the summary gives their means apart from
+the first registry forms and the other tune forms). To fetch them (DIR as below, REPO this repository's root):
 
     mkdir -p /tmp/fx2 && cd /tmp/fx2
     pip download --no-binary :all: --no-deps acroforge==0.4.0 docassemble-alaffidavitofindigency==2.3.0 -d .
@@ -659,9 +660,11 @@ def halves(paths: Sequence[Path], tune: frozenset[str] = frozenset()) -> dict[st
 
 
 EXTRA_MANIFEST = ROOT / "bench" / "forms_extra.tsv"
-# The clean hold-outs, each from its own manifest; their forms are never printed one by one.
-NEW_HALVES = {"new2": ROOT / "bench" / "forms_extra2.tsv",  # forms_extra.tsv was "new" until stop 32: tune now
-              "new3": ROOT / "bench" / "forms_extra3.tsv"}
+EXTRA_MANIFEST2 = ROOT / "bench" / "forms_extra2.tsv"  # half new2 until stop 33: tune now, source registry2
+# The clean hold-outs not yet read, each from its own manifest; their forms are never printed one by one.
+# forms_extra.tsv was "new" until stop 32 and forms_extra2.tsv "new2" until stop 33: both tune now.
+NEW_HALVES: dict[str, Path] = {"new3": ROOT / "bench" / "forms_extra3.tsv"}
+TUNE_MANIFESTS = {"registry": EXTRA_MANIFEST, "registry2": EXTRA_MANIFEST2}  # spent hold-outs, by source
 
 
 def extra_forms(folder: Path, manifest: Path = EXTRA_MANIFEST) -> list[Path]:
@@ -679,6 +682,12 @@ def extra_forms(folder: Path, manifest: Path = EXTRA_MANIFEST) -> list[Path]:
             raise SystemExit(f"{path}: sha256 differs from {manifest.name}; not the form the manifest names")
         out.append(path)
     return out
+
+
+def tune_registry_forms(folders: dict[str, Path | None]) -> dict[Path, str]:
+    """Form → its source, for each spent registry manifest (TUNE_MANIFESTS) whose folder was given."""
+    return {path: source for source, folder in folders.items() if folder
+            for path in extra_forms(folder, TUNE_MANIFESTS[source])}
 
 
 def new_forms(folders: dict[str, Path | None]) -> dict[Path, str]:
@@ -732,7 +741,8 @@ class Row:
     engine: str
     variant: str
     score: Score
-    source: str = ""  # "registry": a bench/forms_extra.tsv form (tune since stop 32), given its own means too
+    source: str = ""  # "registry" / "registry2": a bench/forms_extra.tsv / forms_extra2.tsv form (tune since stop
+    # 32 / 33), given its own means too
 
     @property
     def key_agreement(self) -> float:
@@ -842,8 +852,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="add the forms of bench/forms_extra.tsv found in DIR to the tune half "
                              "(source registry: spent as a hold-out at stops 28-29)")
     parser.add_argument("--extra-forms2", type=Path, default=None, metavar="DIR",
-                        help="score the forms of bench/forms_extra2.tsv found in DIR as a clean hold-out half, new2 "
-                             "(never printed form by form)")
+                        help="add the forms of bench/forms_extra2.tsv found in DIR to the tune half "
+                             "(source registry2: spent as the hold-out new2 at stop 32)")
     parser.add_argument("--extra-forms3", type=Path, default=None, metavar="DIR",
                         help="score the forms of bench/forms_extra3.tsv found in DIR as a third clean hold-out half, "
                              "new3 (never printed form by form)")
@@ -869,15 +879,15 @@ def main(argv: list[str] | None = None) -> int:
     traits = trait_forms() if args.corpus and args.traits else []
     forms += [p for p in traits if p not in forms]
     forms = [p for p in forms if args.only in p.name]
-    registry_forms = extra_forms(args.extra_forms) if args.extra_forms else []
-    extras = new_forms({"new2": args.extra_forms2, "new3": args.extra_forms3})
+    registry_forms = tune_registry_forms({"registry": args.extra_forms, "registry2": args.extra_forms2})
+    extras = new_forms({"new3": args.extra_forms3})
     if not forms:
         print(f"(real forms not found at {FORMS_DIR}; only the sample is measured)")
     registered = [p for p in registry_forms if args.only in p.name]
     extras = {p: half for p, half in extras.items() if args.only in p.name}
     half_of = (halves(forms, frozenset(p.name for p in traits)) | {p.name: "tune" for p in registered}
                | {p.name: half for p, half in extras.items()})
-    registry = {p.name for p in registered}
+    source_of = {p.name: registry_forms[p] for p in registered}
     forms = [p for p in forms + registered + list(extras) if args.half in ("all", half_of[p.name])]
     quiet: set[str] = set()  # hold-out scores: figures only
     rows: list[Row] = []
@@ -890,7 +900,7 @@ def main(argv: list[str] | None = None) -> int:
                 if half_of[path.name] in NEW_HALVES or (half_of[path.name] == "hold-out" and not args.show_hold_out):
                     quiet.add(s.name)
                 rows.append(Row(path.name, half_of[path.name], engine, "filled" if filled else "empty", s,
-                                "registry" if path.name in registry else ""))
+                                source_of.get(path.name, "")))
     for s in results:
         if s.name not in quiet:
             print(s.line())

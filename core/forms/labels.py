@@ -18,6 +18,7 @@ C = Category
 # categories whose units can be a key (a heading or a footnote is not a field label)
 KEY_CATEGORIES = (C.TEXT, C.LIST_ITEM, C.FORM_FIELD, C.TABLE)
 MAX_KEY_CHARS = 40
+LONG_KEY_CHARS = 110  # ×1.6 for Latin text: a US form's "Number, street, and room or suite no. (If …)"
 
 
 # ---- labels for widgets and marks ---------------------------------------------------------------
@@ -141,6 +142,7 @@ def group_label(area: BBox, labels: Sequence[Unit], used: set[str]) -> Unit | No
 _SENTENCE_END = re.compile(r"[。．]$|[a-z]{3,}\.$")
 _NUMBERISH = re.compile(r"^[\d\s,.\-/:¥￥$%円年月日()（）]+$")
 COLON_END = re.compile(r"[:：]\s*$")
+LINE_NUMBER = re.compile(r"^\d{1,2}[a-z]?$")  # a form line's printed number ("6", "8a")
 YEAR_PREFIX = re.compile(r"^[,，、]\s*(?:19|20)$")  # "…, 20" before a two-digit year blank
 
 
@@ -348,31 +350,71 @@ def captioned_lines_in_own_font(texts: Sequence[Unit]) -> int:
     return sum(1 for v in texts if v.font and font_family(v.font) in families)
 
 
+def typed_caption(v: Unit, texts: Sequence[Unit]) -> Unit | None:
+    """The caption `v` was typed beside or under, when `v` is a short line set in another family than
+    that caption (what typed_families counts), else None."""
+    if not _short_typed_line(v) or sum(ch.isalnum() for ch in v.text) < 2 or v.category is Category.TITLE:
+        return None  # a formula's "=" in a math font, a title in a display face: print, not typing
+    return next((u for u in _captions_of(v, texts) if u.font and key_like(u, True, LONG_KEY_CHARS)
+                 and font_family(u.font) != font_family(v.font)), None)
+
+
+def _captions_of(v: Unit, texts: Sequence[Unit]) -> list[Unit]:
+    """The text just left of `v` on its row (a caption's blank away at most), then the one text right over it."""
+    out = []
+    # a paragraph stands beside the line by its line on that row, not by its whole box
+    left = [(row_box(u, v.bbox), u) for u in texts if u is not v]
+    left = sorted(((box, u) for box, u in left if same_row(box, v.bbox) and box[2] <= v.bbox[0] + 1),
+                  key=lambda bu: -bu[0][2])
+    # a line's number printed before its amount box (a 1040's "3 … 3 [K9|059]"), or an arrow or dot
+    # leader pointing to it, is no caption: the caption is the text before it
+    while len(left) > 1 and (LINE_NUMBER.match(left[0][1].text.strip()) or not WORDY.search(left[0][1].text)):
+        left = left[1:]
+    if left:
+        box, u = left[0]
+        if _caption_gap(u, box) <= v.bbox[0] - box[2] <= CAPTION_GAP:
+            out.append(u)
+    over = [u for u in texts if u is not v and 0 <= v.bbox[1] - u.bbox[3] <= 1.5 * u.height
+            and u.bbox[0] < v.bbox[2] and u.bbox[2] > v.bbox[0] and abs(v.bbox[0] - u.bbox[0]) <= 3 * u.height]
+    return out + over[:1] if len(over) == 1 else out
+
+
+def _caption_gap(caption: Unit, box: BBox) -> float:
+    """The least blank between a caption and a line typed after it: half a text height, so that a
+    sentence changing face midway is no caption and its value; none after a caption ending in a colon
+    on that row, which asks for what follows it (a form's blank starts right after "Zip:")."""
+    ends_row = box == caption.bbox or caption.rows[-1:] == (box,)
+    return -1.0 if ends_row and COLON_END.search(caption.text) else 0.5 * (box[3] - box[1])
+
+
 def typed_families(texts: Sequence[Unit]) -> frozenset[str]:
     """The font families of the page's typed lines (captioned_lines_in_own_font): families whose
     lines are, for TYPED_SHARE of them or more, short lines that each have a caption beside or over
     them in another family."""
-    def caption_of(v: Unit) -> Unit | None:
-        left = [u for u in texts if u is not v and same_row(u.bbox, v.bbox) and u.bbox[2] <= v.bbox[0] + 1]
-        if left:
-            u = max(left, key=lambda u: u.bbox[2])
-            if 0.5 * u.height <= v.bbox[0] - u.bbox[2] <= CAPTION_GAP:
-                return u
-        over = [u for u in texts if u is not v and 0 <= v.bbox[1] - u.bbox[3] <= 1.5 * u.height
-                and u.bbox[0] < v.bbox[2] and u.bbox[2] > v.bbox[0] and abs(v.bbox[0] - u.bbox[0]) <= 3 * u.height]
-        return over[0] if len(over) == 1 else None
-
-    typed: list[Unit] = []
-    for v in texts:
-        if not _short_typed_line(v):
-            continue
-        if sum(ch.isalnum() for ch in v.text) < 2 or v.category is Category.TITLE:
-            continue  # a formula's "=" in a math font, a title in a display face: print, not typing
-        u = caption_of(v)
-        if u is not None and u.font and key_like(u, True) and font_family(u.font) != font_family(v.font):
-            typed.append(v)
+    typed = typed_lines(texts)
     # a family is typed when TYPED_SHARE of its lines or more are such lines: one value typed with no
     # caption close to it (a second line, a caption printed far off) does not make the face print
     lines = Counter(font_family(u.font) for u in texts if u.font)
-    captioned = Counter(font_family(v.font) for v in typed)
+    captioned = Counter(font_family(v.font) for v in texts if v.id in typed)
     return frozenset(f for f, n in captioned.items() if n >= TYPED_SHARE * lines[f])
+
+
+def typed_lines(texts: Sequence[Unit]) -> set[str]:
+    """Ids of the lines typed beside or under a caption in another family (typed_caption), and of the
+    lines typed right after one of those on its row in its face: the rest of a row of values typed
+    after one caption (a 1040's cents after its dollars)."""
+    typed = {v.id for v in texts if typed_caption(v, texts) is not None}
+    fresh = set(typed)
+    while fresh:
+        fresh = {v.id for v in texts if v.id not in typed and _short_typed_line(v)
+                 and any(u.id in fresh for u in _typed_before(v, texts))}
+        typed |= fresh
+    return typed
+
+
+def _typed_before(v: Unit, texts: Sequence[Unit]) -> list[Unit]:
+    """The line right before `v` on its row, within a caption's gap, when set in `v`'s family."""
+    left = [u for u in texts if u is not v and not u.rows and same_row(u.bbox, v.bbox)
+            and u.bbox[2] <= v.bbox[0] + 1 and v.bbox[0] - u.bbox[2] <= CAPTION_GAP]
+    nearest = max(left, key=lambda u: u.bbox[2], default=None)
+    return [nearest] if nearest is not None and nearest.font and font_family(nearest.font) == font_family(v.font) else []

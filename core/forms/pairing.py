@@ -20,8 +20,8 @@ from typing import Sequence
 
 from core.categories import Category
 from core.forms.labels import (
-    COLON_END, LONE_BOXES, bullet, fillers_of, font_family, key_like, label_candidates, lone_typed_units, mark_label,
-    page_looks_like_form, typed_families,
+    COLON_END, LONE_BOXES, LONG_KEY_CHARS, bullet, fillers_of, font_family, key_like, label_candidates, lone_typed_units, mark_label,
+    page_looks_like_form, typed_families, typed_lines,
 )
 from core.forms.rulings import Rulings, cell_at, page_rulings, wall_between
 from core.forms.unit_index import input_boxes
@@ -32,7 +32,6 @@ from core.model import BBox, Document, Element, Page
 
 C = Category
 
-LONG_KEY_CHARS = 110  # ×1.6 for Latin text: a US form's "Number, street, and room or suite no. (If …)"
 
 
 @dataclass(frozen=True)
@@ -81,12 +80,12 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     # into boxes of their own
     typed = typed_families(texts) | {font_family(u.font) for u in typed_boxed.values() if u.font} \
         if form_page else frozenset()
-    stacked = _stacked_words(texts)
+    not_keys = _stacked_words(texts) | _typed_beside_captions(texts, typed)
     typed_boxed = typed_boxed if form_page else {}
     # the caption of a blank printed as underscores takes its blank first: it is not the value of
     # the question printed before it on the row
     blanks = [u for u in units if u.kind == "line"]
-    ordered = sorted((u for u in texts if u.id not in used and u.id not in stacked),
+    ordered = sorted((u for u in texts if u.id not in used and u.id not in not_keys),
                      key=lambda u: (not _captions_blank(u, blanks), round(u.bbox[1] / 4), u.bbox[0]))
     for key in ordered:
         # a label over a ruled blank may be long (US forms); the looser rules want a short key
@@ -114,6 +113,15 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     framed = _framed_values(texts, rulings, taken_now)
     taken_now |= {p.value.id for p in framed}
     return kept + framed + [Pair("text", None, u, 0.5) for uid, u in typed_boxed.items() if uid not in taken_now]
+
+
+def _typed_beside_captions(texts: Sequence[Unit], typed: frozenset[str]) -> set[str]:
+    """Lines set in one of the page's typed faces, each beside or under a caption in another face or
+    after such a line on its row (labels.typed_lines): values typed after their captions, never keys
+    of the text after them. A
+    line ending in a colon asks for a value: a caption, whatever its face ("Nationality:" under "Female")."""
+    lines = typed_lines(texts)
+    return {u.id for u in texts if u.id in lines and font_family(u.font) in typed and not COLON_END.search(u.text)}
 
 
 def _one_field_per_comb(pairs: Sequence[Pair], texts: Sequence[Unit]) -> list[Pair]:

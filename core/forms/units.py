@@ -205,7 +205,10 @@ def mark_unit(e: Element) -> Unit:
     glyph = str(e.attr("glyph") or e.text or "").strip()
     round_ = glyph in ROUND_GLYPHS or e.attr("shape") in ("circle", "round") or \
         str(e.attr("field_type", "")).lower() in ("radiobutton", "radio")
-    state = e.state if e.state else MARK_GLYPHS.get(glyph, "unknown")
+    # a drawn box the refine step kept as an ornament (text runs across it: "___" under a radio button)
+    # is still ticked when drawn filled (a dark dot in its ring, a filled square)
+    drawn_filled = e.attr("kind") == "square" and bool(e.attr("filled"))
+    state = e.state if e.state else "selected" if drawn_filled else MARK_GLYPHS.get(glyph, "unknown")
     return Unit(e.id, e.page, e.bbox, glyph, e.id, C.SELECTION_MARK, kind="mark", state=state, round=round_,
                 source=e.source)
 
@@ -250,7 +253,7 @@ def page_units(doc: Document, page: Page) -> tuple[Unit, ...]:
     rulings = page_rulings(doc, page)
     out = join_comb_cells(out, rulings) if any(_SPACED.match(u.text) for u in out) else out
     out = split_across_combs(out, rulings)
-    marks_read = _lone_ticks(_ticks_inside(out, reviewed, dingbats), dingbats)
+    marks_read = _one_box_drawn_twice(_lone_ticks(_ticks_inside(out, reviewed, dingbats), dingbats), reviewed)
     return _labels_between_marks(_empty_under_a_line(marks_read, reviewed))
 
 
@@ -487,6 +490,34 @@ def _ticks_inside(units: list[Unit], reviewed: set[str], dingbats: set[str] = fr
             u = replace(u, state="selected")
         out.append(u)
     return tuple(out)
+
+
+def _one_box_drawn_twice(units: tuple[Unit, ...], reviewed: set[str]) -> tuple[Unit, ...]:
+    """A check-box glyph the form prints (☐) with a square drawn over it (the check box's own border,
+    baked) is one box: the square, its box as drawn, with the state either of them shows (a tick read
+    into the glyph or the square); the glyph goes. The refine step kept the square as an ornament
+    because the glyph covers it, so two marks stood for one box, one of them of unknown state."""
+    squares = [u for u in units if u.kind == "mark" and not u.text.strip() and u.source != "widget"
+               and u.element_id not in reviewed]
+    glyphs = [u for u in units if u.kind == "mark" and u.text.strip() in MARK_GLYPHS and u.source != "widget"]
+    merged: dict[str, Unit] = {}
+    gone: set[str] = set()
+    for sq in squares:
+        inside = [g for g in glyphs if g.id not in gone and _centre_inside(g.bbox, sq.bbox, 1.5)]
+        if len(inside) != 1:
+            continue
+        g = inside[0]
+        state = "selected" if "selected" in (sq.state, g.state) else g.state if sq.state == "unknown" else sq.state
+        merged[sq.id] = replace(sq, state=state, round=sq.round or g.round)
+        gone.add(g.id)
+    if not merged:
+        return units
+    return tuple(merged.get(u.id, u) for u in units if u.id not in gone)
+
+
+def _centre_inside(inner: BBox, outer: BBox, pad: float) -> bool:
+    cx, cy = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
+    return outer[0] - pad <= cx <= outer[2] + pad and outer[1] - pad <= cy <= outer[3] + pad
 
 
 def _empty_under_a_line(units: tuple[Unit, ...], reviewed: set[str]) -> tuple[Unit, ...]:

@@ -11,7 +11,7 @@ from typing import Sequence
 
 from core.categories import Category
 from core.forms.labels import (
-    COLON_END, WORDY, YEAR_PREFIX, bridged, fillers_of, font_family, key_like, label_candidates,
+    COLON_END, LINE_NUMBER, WORDY, YEAR_PREFIX, bridged, fillers_of, font_family, key_like, label_candidates,
 )
 from core.forms.rulings import Rulings, cell_at, comb_run, open_row_at
 from core.forms.units import Unit, box_id, same_row, same_size, same_style, union_box
@@ -21,7 +21,6 @@ from core.model import BBox
 C = Category
 
 LOOSE_KEY_CATEGORIES = (C.TEXT, C.LIST_ITEM, C.FORM_FIELD)
-_LINE_NUMBER = re.compile(r"^\d{1,2}[a-z]?$")
 
 
 def _inside(units: Sequence[Unit], area: BBox, exclude: set[str]) -> list[Unit]:
@@ -129,8 +128,11 @@ SIGNATURE_LINE = 300.0  # pt: a date or signature line; a rule across the page i
 
 def _on_rule_above(look: _Look) -> Found | None:
     """A short caption centred just under a rule ("________ / Datum", "________ / Signature") names
-    what is written on that rule: the text standing on it, else the empty line."""
+    what is written on that rule: the text standing on it, else the empty line. A caption with an
+    underline of its own starting right after it ("Zip: ____" under the line above) names that one."""
     kb, h = look.kb, look.h
+    if _on_underline(look) is not None:
+        return None
     width = kb[2] - kb[0]
     for y, a, b in look.r.h:
         if not (kb[1] - 0.8 * h <= y <= kb[1] + 0.3 * h and a <= kb[0] - 2 and b >= kb[2] + 2):
@@ -140,6 +142,25 @@ def _on_rule_above(look: _Look) -> Found | None:
         area = (a, y - max(2.2 * h, 16.0), b, y + 1)
         inside = [u for u in _inside(look.texts, area, look.exclude) if y - max(u.height, 8.0) <= u.bbox[3] <= y + 1.5]
         return look.unit(inside, area), 0.7
+    return _typed_on_rule_above(look)
+
+
+def _typed_on_rule_above(look: _Look) -> Found | None:
+    """A caption printed under the left end of a rule ("________ / LAST", captions under their lines)
+    names the line typed on that rule, when it stands there alone in one of the page's typed faces and
+    not the caption's (print on a rule above a caption is the row above's, not this caption's value).
+    A caption ending in a colon asks for what follows it, not for the line above."""
+    kb, h, key = look.kb, look.h, look.key
+    if not look.typed or not key.font or COLON_END.search(key.text):
+        return None
+    for y, a, b in look.r.h:
+        if not (kb[1] - 0.8 * h <= y <= kb[1] + 0.3 * h and a - h <= kb[0] <= a + h and b >= kb[2] + 2 * h):
+            continue
+        area = (a - 1, y - max(2.5 * h, 16.0), b + 1, y + 1)
+        inside = [u for u in _inside(look.texts, area, look.exclude) if y - max(u.height, 8.0) <= u.bbox[3] <= y + 2]
+        if len(inside) == 1 and inside[0].font and font_family(inside[0].font) in look.typed \
+                and font_family(inside[0].font) != font_family(key.font) and _valueish(inside[0]):
+            return inside[0], 0.65
     return None
 
 
@@ -377,7 +398,7 @@ def _line_number_ids(texts: Sequence[Unit], area: BBox, key: Unit) -> set[str]:
 def printed_line_number(u: Unit, key: Unit) -> bool:
     """A line's printed number ("6" in the box before the amount) is set in the form's own size; a
     digit in another size was filled in (a one-digit code box)."""
-    return bool(_LINE_NUMBER.match(u.text.strip())) and same_size(u, key)
+    return bool(LINE_NUMBER.match(u.text.strip())) and same_size(u, key)
 
 
 def _amount_row(key: Unit, texts: Sequence[Unit], r: Rulings, fillers: Sequence[Unit],

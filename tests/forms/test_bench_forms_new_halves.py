@@ -1,6 +1,8 @@
-"""The forms benchmark's clean hold-outs (bench/forms_extra.tsv, forms_extra2.tsv, forms_extra3.tsv): each manifest
-names real registry forms by hash, each half takes the forms of its own manifest, and no form of a
-new half is ever named in what the benchmark prints. Only hashes are read here, never a score."""
+"""The forms benchmark's registry forms (bench/forms_extra.tsv, bench/forms_extra2.tsv, both spent hold-outs
+and tune forms now, sources registry and registry2) and its clean hold-out halves (NEW_HALVES: forms_extra3.tsv,
+new3): each manifest names real registry forms by hash, each half or source takes the forms of its own
+manifest, and no form of a new half is ever named in what the benchmark prints. Only hashes are read here,
+never a score."""
 from __future__ import annotations
 
 import hashlib
@@ -12,7 +14,7 @@ import pymupdf
 import pytest
 
 import bench.forms as bf
-from bench.forms import Audit, Row, Score, audit_report, extra_forms, new_forms, summary
+from bench.forms import Audit, Row, Score, audit_report, extra_forms, new_forms, summary, tune_registry_forms
 
 COLUMNS = ("file", "registry", "package", "version", "path inside the package", "sha256")
 
@@ -24,7 +26,7 @@ def _rows(manifest: Path) -> list[list[str]]:
 
 
 def test_the_second_hold_out_manifest_is_well_formed_and_apart_from_the_first():
-    rows = _rows(bf.NEW_HALVES["new2"])
+    rows = _rows(bf.EXTRA_MANIFEST2)
     first = _rows(bf.EXTRA_MANIFEST)  # the first set, tune since stop 32
     assert len(rows) >= 10
     assert all(len(row) == len(COLUMNS) for row in rows)
@@ -43,7 +45,7 @@ def test_the_second_hold_out_manifest_is_well_formed_and_apart_from_the_first():
 
 def test_the_third_hold_out_manifest_is_well_formed_and_apart_from_the_others():
     rows = _rows(bf.NEW_HALVES["new3"])
-    earlier = _rows(bf.EXTRA_MANIFEST) + _rows(bf.NEW_HALVES["new2"])
+    earlier = _rows(bf.EXTRA_MANIFEST) + _rows(bf.EXTRA_MANIFEST2)
     assert len(rows) >= 15
     assert all(len(row) == len(COLUMNS) for row in rows)
     names = [row[0] for row in rows]
@@ -89,7 +91,29 @@ def test_each_new_half_takes_the_forms_of_its_own_manifest(tmp_path, monkeypatch
         new_forms({"new2": two})
 
 
-def test_no_form_of_a_new_half_is_named_in_the_summary_or_the_audit():
+def test_the_spent_second_hold_out_is_tune_with_its_own_source(tmp_path, monkeypatch):
+    assert "new2" not in bf.NEW_HALVES  # read once at stop 32: spent
+    assert bf.TUNE_MANIFESTS == {"registry": bf.EXTRA_MANIFEST, "registry2": bf.EXTRA_MANIFEST2}
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir(), two.mkdir()
+    monkeypatch.setitem(bf.TUNE_MANIFESTS, "registry", _manifest(tmp_path / "1.tsv", {"a.pdf": _pdf(one / "a.pdf", "a")}))
+    monkeypatch.setitem(bf.TUNE_MANIFESTS, "registry2", _manifest(tmp_path / "2.tsv", {"b.pdf": _pdf(two / "b.pdf", "b")}))
+    assert tune_registry_forms({"registry": one, "registry2": two}) == {one / "a.pdf": "registry",
+                                                                        two / "b.pdf": "registry2"}
+    assert tune_registry_forms({"registry": None, "registry2": two}) == {two / "b.pdf": "registry2"}
+
+
+def test_each_source_of_the_tune_half_has_its_own_means():
+    rows = [Row(f"{n}.pdf", "tune", "fast", "filled", Score(n, truth=2, predicted=2, matched=m), source)
+            for n, m, source in (("a", 2, ""), ("b", 0, "registry2"))]
+    text = "\n".join(summary(rows))
+    assert re.search(r"tune/registry2 +fast +filled +0\.000", text)
+    assert re.search(r"tune/other +fast +filled +1\.000", text)
+    assert "b.pdf" in text  # a tune form is printed form by form
+
+
+def test_no_form_of_a_new_half_is_named_in_the_summary_or_the_audit(monkeypatch):
+    monkeypatch.setitem(bf.NEW_HALVES, "new2", Path("unused.tsv"))  # a clean hold-out, as new2 was
     def row(form: str, half: str) -> Row:
         score = Score(f"fast flattened {form}", truth=2, predicted=2, matched=1)
         score.audit = Audit(values=2, in_box=1, unprinted=[f"field name only: {form} key"])
@@ -108,8 +132,8 @@ def test_the_fetched_second_hold_out_has_the_manifest_hashes():
     folder = Path(os.environ.get("RLI_EXTRA_FORMS2", "/tmp/fx2/forms"))
     if not folder.is_dir():
         pytest.skip(f"second hold-out not fetched at {folder}")
-    found = extra_forms(folder, bf.NEW_HALVES["new2"])
-    assert [p.name for p in found] == [row[0] for row in _rows(bf.NEW_HALVES["new2"])]
+    found = extra_forms(folder, bf.EXTRA_MANIFEST2)
+    assert [p.name for p in found] == [row[0] for row in _rows(bf.EXTRA_MANIFEST2)]
 
 
 def test_the_fetched_third_hold_out_has_the_manifest_hashes():
