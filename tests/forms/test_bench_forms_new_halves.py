@@ -25,10 +25,8 @@ def _rows(manifest: Path) -> list[list[str]]:
     return [line.split("\t") for line in lines[1:] if line.strip() and not line.startswith("#")]
 
 
-def test_the_second_hold_out_manifest_is_well_formed_and_apart_from_the_first():
-    rows = _rows(bf.EXTRA_MANIFEST2)
-    first = _rows(bf.EXTRA_MANIFEST)  # the first set, tune since stop 32
-    assert len(rows) >= 10
+def _well_formed(rows: list[list[str]]) -> list[str]:
+    """The manifest's file names, once every row is checked: its columns, registry, hash, version, name."""
     assert all(len(row) == len(COLUMNS) for row in rows)
     names = [row[0] for row in rows]
     assert len(set(names)) == len(names)
@@ -37,6 +35,14 @@ def test_the_second_hold_out_manifest_is_well_formed_and_apart_from_the_first():
         assert re.fullmatch(r"[0-9a-f]{64}", sha)
         assert re.fullmatch(r"\d+(\.\d+)+", version)
         assert name == f"{package}__{Path(path).name}" and name.endswith(".pdf")
+    return names
+
+
+def test_the_second_hold_out_manifest_is_well_formed_and_apart_from_the_first():
+    rows = _rows(bf.EXTRA_MANIFEST2)
+    first = _rows(bf.EXTRA_MANIFEST)  # the first set, tune since stop 32
+    assert len(rows) >= 10
+    names = _well_formed(rows)
     packages = [row[2] for row in rows]
     assert max(packages.count(p) for p in packages) <= 3
     assert not {row[0] for row in first} & set(names)
@@ -47,14 +53,7 @@ def test_the_third_hold_out_manifest_is_well_formed_and_apart_from_the_others():
     rows = _rows(bf.NEW_HALVES["new3"])
     earlier = _rows(bf.EXTRA_MANIFEST) + _rows(bf.EXTRA_MANIFEST2)
     assert len(rows) >= 15
-    assert all(len(row) == len(COLUMNS) for row in rows)
-    names = [row[0] for row in rows]
-    assert len(set(names)) == len(names)
-    for name, registry, package, version, path, sha in rows:
-        assert registry in ("PyPI", "npm")
-        assert re.fullmatch(r"[0-9a-f]{64}", sha)
-        assert re.fullmatch(r"\d+(\.\d+)+", version)
-        assert name == f"{package}__{Path(path).name}" and name.endswith(".pdf")
+    names = _well_formed(rows)
     packages = [row[2] for row in rows]
     assert max(packages.count(p) for p in packages) <= 3 and len(set(packages)) >= 8
     assert not {row[0] for row in earlier} & set(names)
