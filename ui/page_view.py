@@ -119,10 +119,12 @@ def take_clicks(
         seen = 0  # a new frame (the page was drawn afresh): its clicks are all new
     fresh = [c for c in value["clicks"] if isinstance(c, dict) and isinstance(c.get("seq"), int) and c["seq"] > seen]
     st.session_state[seen_key] = (value.get("instance"), max([seen, *(c["seq"] for c in fresh)]))
-    if fresh:
-        trace("clicks", view=key, instance=value.get("instance"), seqs=[c["seq"] for c in fresh])
     shown = doc.page(page_number).elements if elements is None else tuple(elements)
-    return [click for c in fresh if (click := _as_click(c, doc, page_number, shown, visible)) is not None]
+    clicks = [click for c in fresh if (click := _as_click(c, doc, page_number, shown, visible)) is not None]
+    if fresh:
+        trace("clicks", view=key, instance=value.get("instance"), seqs=[c["seq"] for c in fresh],
+              hits=[c.element_id for c in clicks])
+    return clicks
 
 
 def take_click(doc: Document, page_number: int, **where) -> Click | None:
