@@ -1,10 +1,20 @@
-"""A small AcroForm built in code (出張申請書: text widgets, check boxes, a radio group) and
-`by_key`, the form tests' way to find a field by its key."""
+"""A small AcroForm built in code (出張申請書: text widgets, check boxes, a radio group),
+`add_text_widget`, how the forms tests lay a filled text widget on a page they bake, and `by_key`,
+the form tests' way to find a field by its key."""
 from __future__ import annotations
 
 import pymupdf
 
 from core.forms.form_field import FormField
+
+
+def add_text_widget(page: pymupdf.Page, name: str, rect: pymupdf.Rect, value: str, fontsize: float) -> None:
+    """A Helvetica text widget named `name` holding `value` (baking prints it in the box)."""
+    w = pymupdf.Widget()
+    w.field_type, w.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, name
+    w.rect, w.text_fontsize, w.text_font = rect, fontsize, "Helv"
+    w.field_value = value
+    page.add_widget(w)
 
 
 def acroform_pdf() -> bytes:

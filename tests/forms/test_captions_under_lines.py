@@ -7,6 +7,7 @@ import pymupdf
 import pytest
 
 from bench.forms import ingest_fields
+from form_fixtures import add_text_widget
 
 COLUMNS = ((("LAST", "Whitfield-Sato"), ("FIRST", "Jordan Alex"), ("MIDDLE", "Avery Lynn")),
            (("STREET", "221B Baker Street"), ("CITY", "Portland"), ("PHONE", "555-0134")))
@@ -24,20 +25,12 @@ def _captions_under_their_lines() -> bytes:
             y = 110 + 41 * r  # the line; its caption just under it
             page.draw_line((x, y), (x + 240, y), color=(0.5, 0.5, 0.5), width=0.5)
             page.insert_text((x + 1, y + 9), caption, fontsize=9, fontname="tiro")
-            w = pymupdf.Widget()
-            w.field_type, w.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, caption
-            w.rect, w.text_fontsize, w.text_font = pymupdf.Rect(x, y - 15, x + 240, y - 1), 11, "Helv"
-            w.field_value = value
-            page.add_widget(w)
+            add_text_widget(page, caption, pymupdf.Rect(x, y - 15, x + 240, y - 1), value, 11)
     for r, (caption, value) in enumerate(BESIDE):  # and a few captions with their blank after them
         y = 260 + 20 * r
         page.insert_text((40, y), caption, fontsize=10, fontname="tiro")
         start = 42 + pymupdf.get_text_length(caption, fontname="tiro", fontsize=10)
-        w = pymupdf.Widget()
-        w.field_type, w.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, caption
-        w.rect, w.text_fontsize, w.text_font = pymupdf.Rect(start, y - 11, start + 150, y + 2), 11, "Helv"
-        w.field_value = value
-        page.add_widget(w)
+        add_text_widget(page, caption, pymupdf.Rect(start, y - 11, start + 150, y + 2), value, 11)
     page.insert_text((40, 340), "Keep a copy of this form for your records. Return it to the office.", fontsize=10,
                      fontname="tiro")
     doc.bake()

@@ -7,6 +7,7 @@ import pymupdf
 import pytest
 
 from bench.forms import ingest_fields
+from form_fixtures import add_text_widget
 
 ROWS = ((("CASE NUMBER", "1,234.56"), ("DATE OF DISCHARGE (YYYYMMDD)", "20260401")),
         (("5a. SSN WHILE SERVING", "123456789"), ("5b. DoD ID NUMBER", "12/31/25")))
@@ -24,11 +25,7 @@ def _captions_with_values_beside() -> bytes:
             page.draw_rect(pymupdf.Rect(x, y, x + 290, y + 16), color=(0, 0, 0), width=0.5)
             page.insert_text((x + 2, y + 11), caption, fontsize=8, fontname="tiro")
             start = x + 8 + pymupdf.get_text_length(caption, fontname="tiro", fontsize=8)
-            w = pymupdf.Widget()
-            w.field_type, w.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, f"f{r}{c}"
-            w.rect, w.text_fontsize, w.text_font = pymupdf.Rect(start, y + 1, x + 288, y + 15), 8, "Helv"
-            w.field_value = value
-            page.add_widget(w)
+            add_text_widget(page, f"f{r}{c}", pymupdf.Rect(start, y + 1, x + 288, y + 15), value, 8)
     for k, label in enumerate(("ARMY", "NAVY", "AIR FORCE")):
         page.draw_rect(pymupdf.Rect(30 + 80 * k, 160, 40 + 80 * k, 170), color=(0, 0, 0), width=0.5)
         page.insert_text((43 + 80 * k, 168), label, fontsize=7.5, fontname="tiro")

@@ -12,6 +12,7 @@ from bench.forms import ingest_fields
 from core.forms.labels import typed_families, typed_lines
 from core.forms.units import Unit
 from core.categories import Category
+from form_fixtures import add_text_widget
 
 ROWS = ((("Street or mailing address:", "ADDRESS", 390),),
         (("City:", "CITY", 250), ("State:", "STATE", 312), ("Zip:", "ZIP", 390)),
@@ -32,11 +33,7 @@ def _rows_of_underlined_blanks() -> bytes:
             page.insert_text((x, y), caption, fontsize=12, fontname="tiro")
             start = x + pymupdf.get_text_length(caption, fontname="tiro", fontsize=12) + 1
             page.draw_line((start, y + 1), (end, y + 1), color=(0, 0, 0), width=0.5)
-            w = pymupdf.Widget()
-            w.field_type, w.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, f"f{r}{c}"
-            w.rect, w.text_fontsize, w.text_font = pymupdf.Rect(start, y - 11, end, y + 1), 11, "Helv"
-            w.field_value = value
-            page.add_widget(w)
+            add_text_widget(page, f"f{r}{c}", pymupdf.Rect(start, y - 11, end, y + 1), value, 11)
             x = end + 3
     doc.bake()
     return doc.tobytes()
