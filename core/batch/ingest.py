@@ -13,8 +13,8 @@ from typing import Iterable, TextIO
 from core.errors import InspectorError
 from core.ingest.ocr import is_scanned
 from core.ingest.opening import open_pdf
-from core.ingest.pdf import PageReads, Parsed, assemble, merge_reads, parse_pdf
-from core.ingest.pipeline import check_size, holds_current_parse, store_parsed
+from core.ingest.pdf import PageReads, Parsed, assemble, engine_version, merge_reads, parse_pdf
+from core.ingest.pipeline import check_size, store_parsed
 from core.batch.plan import PAGES_PER_TASK, BatchFile, page_ranges, pdf_files, read_file
 from core.batch.report import DONE, FAILED, SKIPPED, BatchReport, FileOutcome, Progress
 
@@ -83,7 +83,8 @@ def _start(ws, path: Path, engine: str, report: BatchReport, seen: dict[str, Pat
             return None
         seen[file.sha256] = path
         record = ws.find_document(file.doc_id)
-        if record is not None and holds_current_parse(ws, file.doc_id, engine):
+        stored = ws.machine_version(file.doc_id, engine) if record is not None else None
+        if stored == engine_version(engine):
             report.add(FileOutcome(str(path), SKIPPED, file.doc_id, record.page_count,
                                    f"already ingested with {engine}"))
             return None
@@ -93,8 +94,7 @@ def _start(ws, path: Path, engine: str, report: BatchReport, seen: dict[str, Pat
     except (InspectorError, OSError) as err:
         report.add(FileOutcome(str(path), FAILED, message=_message(err)))
         return None
-    older = ws.machine_version(file.doc_id, engine) if record is not None else None
-    return _Job(file, page_ranges(pages, report.workers, per_task), time.perf_counter(), replaces=older or "")
+    return _Job(file, page_ranges(pages, report.workers, per_task), time.perf_counter(), replaces=stored or "")
 
 
 def _finish(ws, job: _Job, engine: str) -> FileOutcome:

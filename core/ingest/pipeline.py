@@ -16,6 +16,7 @@ from core.store.records import DocumentRecord, doc_id_for, sha256_of
 from core.store.workspace import Workspace
 from core.text import file_label
 
+
 class NotReparsable(InspectorError):
     """The workspace does not hold the file a document was parsed from."""
 
@@ -63,7 +64,7 @@ def ingest_bytes(
     workspace is then unchanged.
     """
     from core.ingest.images import image_kind, image_to_pdf
-    from core.ingest.pdf import parse_pdf
+    from core.ingest.pdf import engine_version, parse_pdf
 
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
@@ -72,7 +73,8 @@ def ingest_bytes(
     sha = sha256_of(data)
     doc_id = doc_id_for(sha)
     existing = ws.find_document(doc_id)
-    if existing is not None and holds_current_parse(ws, doc_id, engine):
+    stored = ws.machine_version(doc_id, engine) if existing is not None else None
+    if stored == engine_version(engine):
         if existing.engine != engine:
             # Switching back to an engine already run: make its stored output current, no parsing.
             existing = ws.save_machine_document(ws.load_machine_document(doc_id, engine), existing.size_bytes)
@@ -84,24 +86,25 @@ def ingest_bytes(
     if image_kind(data):  # a scan as PNG/JPEG/TIFF: one page per image, OCR'd like a scanned PDF
         converted = image_to_pdf(data, filename)
         pdf_data, notices = converted.pdf_bytes, converted.notices
-    stale = ws.machine_version(doc_id, engine) if existing is not None else None
     parsed = parse_pdf(pdf_data, doc_id=doc_id, sha256=sha, filename=filename, engine=engine,
                        password=password, progress=progress)
-    return replace(store_parsed(ws, parsed, len(data), notices), replaced_version=stale or "")
+    return replace(store_parsed(ws, parsed, len(data), notices), replaced_version=stored or "")
 
 
-def holds_current_parse(ws: Workspace, doc_id: str, engine: str) -> bool:
-    """Whether the workspace holds this engine's output of the document as today's ingest code makes
-    it (core.ingest.version): an older parse is stale, and is parsed again rather than served."""
+def stale_version(ws: Workspace, record: DocumentRecord) -> str | None:
+    """The engine_version of the document's current parse when older code of one of our PDF engines
+    made it (core.ingest.version: it is parsed again rather than served), else None. An imported
+    parser output has no such version, and is never stale."""
     from core.ingest.pdf import engine_version
 
-    return ws.machine_version(doc_id, engine) == engine_version(engine)
+    if record.engine not in ENGINES:
+        return None
+    stored = ws.machine_version(record.doc_id, record.engine)
+    return None if stored == engine_version(record.engine) else stored or ""
 
 
 def is_stale(ws: Workspace, record: DocumentRecord) -> bool:
-    """Whether the document's current parse was made by older code of one of our PDF engines (an
-    imported parser output has no such version, and is never stale)."""
-    return record.engine in ENGINES and not holds_current_parse(ws, record.doc_id, record.engine)
+    return stale_version(ws, record) is not None
 
 
 def parse_again(ws: Workspace, doc_id: str, progress=None) -> IngestResult:
@@ -111,7 +114,8 @@ def parse_again(ws: Workspace, doc_id: str, progress=None) -> IngestResult:
     from core.ingest.pdf import parse_pdf
 
     record = ws.document(doc_id)
-    if not is_stale(ws, record):
+    stale = stale_version(ws, record)
+    if stale is None:
         return IngestResult(record, created=False)
     path = ws.document_pdf(doc_id)
     data = path.read_bytes() if path is not None else b""
@@ -120,7 +124,6 @@ def parse_again(ws: Workspace, doc_id: str, progress=None) -> IngestResult:
         # noted, such as a downscale) is gone, so only the image can be read again faithfully
         raise NotReparsable(f"{record.source} was made into a PDF from an image or is missing from the "
                             "workspace; upload the file again to parse it with today's parser")
-    stale = ws.machine_version(doc_id, record.engine) or ""
     parsed = parse_pdf(data, doc_id=doc_id, sha256=record.sha256, filename=record.source,
                        engine=record.engine, progress=progress)
     return replace(store_parsed(ws, parsed, record.size_bytes), replaced_version=stale)
