@@ -76,6 +76,24 @@ class BatchProgress:
         self.bar.empty()
 
 
+class ReadingStatus:
+    """One file's status box at the top of the page: its progress while it is read, then done or not."""
+
+    def __init__(self, where, name: str, label: str) -> None:
+        self.name, self.pace = md_escape(name), Pace()
+        self.box = where.status(label, expanded=True)
+        self.bar = self.box.progress(0.0, text="starting…")
+
+    def progress(self, done: int, total: int) -> None:
+        self.bar.progress(done / total if total else 1.0, text=self.pace.line(done, total))
+
+    def failed(self, why: str) -> None:
+        self.box.update(label=f"{self.name} {why}", state="error")
+
+    def done(self) -> None:
+        self.box.update(label=f"{self.name}: done", state="complete", expanded=False)
+
+
 def ingest_upload(name: str, data: bytes, engine: str, password: str | None, where,
                   overall: BatchProgress | None = None) -> tuple[str, str]:
     """Ingest one uploaded file, showing its progress in `where` (the top of the page); returns
@@ -83,12 +101,10 @@ def ingest_upload(name: str, data: bytes, engine: str, password: str | None, whe
     its output in one go, only after parsing succeeded."""
     from core.ingest.pipeline import ingest_bytes
 
-    pace = Pace()
-    status = where.status(f"Reading {md_escape(name)} with the {engine} engine…", expanded=True)
-    bar = status.progress(0.0, text="starting…")
+    reading = ReadingStatus(where, name, f"Reading {md_escape(name)} with the {engine} engine…")
 
     def progress(done: int, total: int) -> None:
-        bar.progress(done / total if total else 1.0, text=pace.line(done, total))
+        reading.progress(done, total)
         if overall is not None:
             overall.page(done, total)
 
@@ -99,14 +115,14 @@ def ingest_upload(name: str, data: bytes, engine: str, password: str | None, whe
                               progress=progress)
     except (PasswordRequired, WrongPassword) as err:
         st.session_state.setdefault(NEEDS_PASSWORD_KEY, set()).add(name)
-        status.update(label=f"{md_escape(name)}: needs a password", state="error")
+        reading.failed("needs a password")
         return "error", md_escape(str(err))
     except (InspectorError, ValueError) as err:  # ValueError: a bad RLI_MAX_UPLOAD_MB setting
-        status.update(label=f"{md_escape(name)} was not added", state="error")
+        reading.failed("was not added")
         return "error", md_escape(str(err))
     st.session_state.get(NEEDS_PASSWORD_KEY, set()).discard(name)
-    status.update(label=f"{md_escape(name)}: done", state="complete", expanded=False)
-    return result_message(name, result, pace.elapsed())
+    reading.done()
+    return result_message(name, result, reading.pace.elapsed())
 
 
 def result_message(name: str, result, seconds: float) -> tuple[str, str]:
@@ -223,19 +239,15 @@ def parse_again_action(records, feedback) -> None:
 def parse_one_again(record, feedback) -> tuple[str, str]:
     from core.ingest.pipeline import parse_again
 
-    pace = Pace()
-    status = feedback.status(f"Reading {md_escape(record.source)} again with the {record.engine} engine…",
-                             expanded=True)
-    bar = status.progress(0.0, text="starting…")
+    reading = ReadingStatus(feedback, record.source,
+                            f"Reading {md_escape(record.source)} again with the {record.engine} engine…")
     try:
-        result = parse_again(state.workspace(), record.doc_id,
-                             progress=lambda done, total: bar.progress(done / total if total else 1.0,
-                                                                       text=pace.line(done, total)))
+        result = parse_again(state.workspace(), record.doc_id, progress=reading.progress)
     except InspectorError as err:
-        status.update(label=f"{md_escape(record.source)} was not parsed again", state="error")
+        reading.failed("was not parsed again")
         return "error", md_escape(str(err))
-    status.update(label=f"{md_escape(record.source)}: done", state="complete", expanded=False)
-    return result_message(record.source, result, pace.elapsed())
+    reading.done()
+    return result_message(record.source, result, reading.pace.elapsed())
 
 
 def stale_notice(records, stale: set[str], feedback) -> None:
