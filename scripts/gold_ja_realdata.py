@@ -23,8 +23,10 @@ hold-out half had been read several times while rules changed) is hold-out data 
 (scripts/gold_ja_realdata_holdout3.py, ids rj4-<kind>-NN, written fresh because the second is spent once its
 figures are read) is hold-out data only as well: tags [kind, "holdout", "holdout3"]; so is the fourth
 (scripts/gold_ja_realdata_holdout4.py, ids rj5-<kind>-NN, written fresh when the third was spent): tags
-[kind, "holdout", "holdout4"]; and so is the fifth (scripts/gold_ja_realdata_holdout5.py, ids rj6-<kind>-NN,
-written fresh when the fourth was spent): tags [kind, "holdout", "holdout5"].
+[kind, "holdout", "holdout4"]; so is the fifth (scripts/gold_ja_realdata_holdout5.py, ids rj6-<kind>-NN,
+written fresh when the fourth was spent): tags [kind, "holdout", "holdout5"]; and so is the sixth
+(scripts/gold_ja_realdata_holdout6.py, ids rj7-<kind>-NN, written fresh when the fifth was spent): tags
+[kind, "holdout", "holdout6"].
 
     python3 scripts/gold_ja_realdata.py [--check]      # --check: verify only, write nothing
 """
@@ -312,11 +314,13 @@ def numbered_questions():
     second hold-out set (scripts/gold_ja_realdata_holdout2.py), every row of it "holdout" and "holdout2", then
     the third hold-out set (scripts/gold_ja_realdata_holdout3.py), every row of it "holdout" and "holdout3", then
     the fourth hold-out set (scripts/gold_ja_realdata_holdout4.py), every row of it "holdout" and "holdout4", then
-    the fifth hold-out set (scripts/gold_ja_realdata_holdout5.py), every row of it "holdout" and "holdout5"."""
+    the fifth hold-out set (scripts/gold_ja_realdata_holdout5.py), every row of it "holdout" and "holdout5", then
+    the sixth hold-out set (scripts/gold_ja_realdata_holdout6.py), every row of it "holdout" and "holdout6"."""
     from gold_ja_realdata_holdout2 import QUESTIONS_HOLDOUT2
     from gold_ja_realdata_holdout3 import QUESTIONS_HOLDOUT3
     from gold_ja_realdata_holdout4 import QUESTIONS_HOLDOUT4
     from gold_ja_realdata_holdout5 import QUESTIONS_HOLDOUT5
+    from gold_ja_realdata_holdout6 import QUESTIONS_HOLDOUT6
     from gold_ja_realdata_tune2 import QUESTIONS_TUNE2
 
     counters = {k: 0 for k in KINDS}
@@ -350,6 +354,11 @@ def numbered_questions():
         counters[row[0]] += 1
         yield (f"rj6-{row[0]}-{counters[row[0]]:02d}", [row[0], "holdout", "holdout5"],
                ("issue-11 fifth fresh hold-out (hand-written from page text)", "2026-12-06T23:00:00Z"), row)
+    counters = {k: 0 for k in KINDS}
+    for row in QUESTIONS_HOLDOUT6:
+        counters[row[0]] += 1
+        yield (f"rj7-{row[0]}-{counters[row[0]]:02d}", [row[0], "holdout", "holdout6"],
+               ("issue-11 sixth fresh hold-out (hand-written from page text)", "2026-12-07T02:30:00Z"), row)
 
 
 def main() -> int:
