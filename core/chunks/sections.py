@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from core.categories import Category
@@ -70,6 +71,16 @@ def heading_style(element: Element) -> Style | None:
     return None
 
 
+@dataclass(frozen=True)
+class OpenSection:
+    """A heading whose section is still open: its numbering style, title, element id and size."""
+
+    style: Style
+    title: str
+    ref: str  # the heading element's id
+    size: float | None  # the heading's font size in points, None when unknown
+
+
 class SectionStack:
     """The open sections while reading headings in order; `path` is the current section path.
 
@@ -81,46 +92,46 @@ class SectionStack:
     a sibling of the heading before."""
 
     def __init__(self) -> None:
-        # (style, title, heading element id, heading size in points or None)
-        self.entries: list[tuple[Style, str, str, float | None]] = []
+        self.entries: list[OpenSection] = []
 
     @property
     def path(self) -> tuple[str, ...]:
-        return tuple(title for _, title, _, _ in self.entries)
+        return tuple(e.title for e in self.entries)
 
     @property
     def ids(self) -> set[str]:
-        return {ref for _, _, ref, _ in self.entries}
+        return {e.ref for e in self.entries}
 
     def open(self, style: Style | None, title: str, ref: str = "", size: float | None = None) -> list[str]:
         """Open a section; returns the ids of the headings whose sections it closed."""
-        before = [ref_ for _, _, ref_, _ in self.entries]
+        before = [e.ref for e in self.entries]
         cut = self._cut_by_size(size) if style is None else None
         if cut is not None:
             # in the place of the section it closes, as its sibling; nested deeper: a plain part
-            style = self.entries[cut][0] if cut < len(self.entries) else ("plain", 0)
+            style = self.entries[cut].style if cut < len(self.entries) else ("plain", 0)
         else:
             style, cut = self._cut_by_style(style)
         del self.entries[cut:]
-        self.entries.append((style, title, ref, size))
+        self.entries.append(OpenSection(style, title, ref, size))
         return [r for r in before if r not in self.ids]
 
     def _cut_by_style(self, style: Style | None) -> tuple[Style, int]:
         """An unnumbered heading of unknown size is a sibling of the heading before; a numbered one
         closes its own style and deeper ranks of its scheme."""
         if style is None:
-            top = self.entries[-1][0] if self.entries else None
+            top = self.entries[-1].style if self.entries else None
             style = top if top not in (None, TITLE_STYLE) else ("plain", 0)
         if style == TITLE_STYLE:
             cut = 0
         elif style == FRONT_STYLE:
-            cut = next((i for i, e in enumerate(self.entries) if e[0] != TITLE_STYLE), len(self.entries))
+            cut = next((i for i, e in enumerate(self.entries) if e.style != TITLE_STYLE), len(self.entries))
         else:
-            cut = next((i for i, e in enumerate(self.entries) if e[0] == style), None)
+            cut = next((i for i, e in enumerate(self.entries) if e.style == style), None)
             if cut is None:
-                cut = next((i for i, e in enumerate(self.entries) if e[0][0] == style[0] and e[0][1] > style[1]), None)
+                scheme, rank = style
+                cut = next((i for i, e in enumerate(self.entries) if e.style[0] == scheme and e.style[1] > rank), None)
             if cut is None and style[0] in _CHAPTER_SCHEMES:
-                cut = next((i for i, e in enumerate(self.entries) if e[0] == FRONT_STYLE), None)
+                cut = next((i for i, e in enumerate(self.entries) if e.style == FRONT_STYLE), None)
             if cut is None:
                 cut = len(self.entries)
         return style, cut
@@ -130,7 +141,7 @@ class SectionStack:
         knows its heading's size: in place of the first one set no larger (a slide's 26 pt title
         closes the 24 pt one before it and what is under it), else under them all (an 18 pt heading
         under a 26 pt one is a part of it, not its sibling). None: sizes unknown, numbering decides."""
-        below_title = [(i, e[3]) for i, e in enumerate(self.entries) if e[0] != TITLE_STYLE]
+        below_title = [(i, e.size) for i, e in enumerate(self.entries) if e.style != TITLE_STYLE]
         if not size or any(not s for _, s in below_title):
             return None
         return next((i for i, s in below_title if s <= size + SAME_SIZE), len(self.entries))
