@@ -15,6 +15,7 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, Iterable, Mapping, Sequence
 
 from core.errors import BadInput, UnknownDocument
@@ -196,11 +197,13 @@ class AnchorResult:
     note: str = ""  # why it failed, or how it was resolved when that is worth knowing
 
 
+@lru_cache(maxsize=1 << 16)
 def match_text(text: str) -> str:
     """The form quotes and element texts are compared in: NFKC, whitespace and table-cell bars removed.
 
     Parsers separate table cells with spaces, tabs or " | " (and chunkers write markdown rows), so a
-    quote of a row ("タクシー 5,000円") must not depend on which one was used.
+    quote of a row ("タクシー 5,000円") must not depend on which one was used. Memoised: anchoring
+    compares every quote with every element of its document, and NFKC was most of its time.
     """
     return squash(text).replace("|", "")
 
