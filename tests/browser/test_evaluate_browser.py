@@ -3,6 +3,7 @@ set, shows the same figures as `python -m core evaluate --json` on the same work
 the page's defaults, then with modes side by side and fusion weights set on the page."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -17,6 +18,17 @@ pytestmark = pytest.mark.browser
 REPO = Path(__file__).resolve().parents[2]
 GOLD = REPO / "sample_docs" / "gold_ja_realdata.jsonl"
 WHITE_PAPER = "yomitoku_demo_sample_R6_joho_tsushin_hakusho_excerpt.pdf"
+_spec = importlib.util.spec_from_file_location("retrieval_quality", REPO / "bench" / "retrieval_quality.py")
+_bench = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_bench)
+
+
+def white_paper_questions() -> list[str]:
+    """The white paper's rows of the gold set, but those of a hold-out set nobody has read yet: a
+    failing assertion here prints figures, and an unread set's are printed once, by the bench."""
+    rows = [line for line in GOLD.read_text(encoding="utf-8").splitlines() if WHITE_PAPER in line]
+    return [line for line in rows
+            if not any(_bench.in_half(json.loads(line)["tags"], half) for half in _bench.UNREAD)]
 
 
 def cli(workspace: Path, *args: str) -> str:
@@ -59,7 +71,7 @@ def test_the_evaluate_page_shows_the_cli_figures_on_the_white_paper(app_server, 
     page.get_by_text("Inspect", exact=False).first.wait_for(timeout=FIRST_VISIT_TIMEOUT_MS)
     settle(page, max_wait_ms=150_000)  # the first visit's sample ingest is over before the CLI writes
     cli(app_server.workspace, "ingest", str(realdata / "pdfs" / "ja" / WHITE_PAPER), "--engine", "fast")
-    questions = [line for line in GOLD.read_text(encoding="utf-8").splitlines() if WHITE_PAPER in line]
+    questions = white_paper_questions()
     gold = tmp_path / "white_paper.jsonl"
     gold.write_text("\n".join(questions) + "\n", encoding="utf-8")
     cli(app_server.workspace, "gold", "import", str(gold))
