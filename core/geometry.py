@@ -1,6 +1,7 @@
 """Bounding-box algebra on (x0, y0, x1, y1) tuples in PDF points, origin top-left."""
 from __future__ import annotations
 
+import math
 from typing import Iterable, Sequence
 
 from core.model import BBox
@@ -49,6 +50,29 @@ def union(boxes: Iterable[BBox]) -> BBox:
 
 def center(b: BBox) -> tuple[float, float]:
     return ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
+
+
+def connector(a: BBox, b: BBox, min_length: float = 0.0) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    """The stretch of the line between two boxes' centres that lies outside both, from a's edge to b's.
+
+    A link drawn centre to centre runs through the text of both boxes, and across a one-line label
+    it reads as struck out. None when the boxes overlap or touch, or the gap is under `min_length`
+    (an arrow head would cover a gap that short)."""
+    if intersection(a, b):
+        return None
+    (ax, ay), (bx, by) = center(a), center(b)
+    dx, dy = bx - ax, by - ay
+    leave, enter = _share_inside(a, dx, dy), 1.0 - _share_inside(b, dx, dy)
+    if leave >= enter or math.hypot(dx, dy) * (enter - leave) < min_length:
+        return None
+    return (ax + dx * leave, ay + dy * leave), (ax + dx * enter, ay + dy * enter)
+
+
+def _share_inside(box: BBox, dx: float, dy: float) -> float:
+    """How much of a segment (dx, dy) long, drawn from the box's centre, stays inside the box."""
+    shares = [(box[2] - box[0]) / 2 / abs(dx) if dx else math.inf,
+              (box[3] - box[1]) / 2 / abs(dy) if dy else math.inf]
+    return min(shares)
 
 
 def distance(a: BBox, b: BBox) -> float:

@@ -93,6 +93,9 @@ class Box:
     dashed: bool = False  # e.g. a proposed or reviewer-drawn box
 
 
+MIN_LINK_PT = 8.0  # a link across a shorter gap would be all arrow head at the page's usual zoom
+
+
 @dataclass(frozen=True)
 class Line:
     """A straight connector between two points in PDF points (caption → figure, key → value)."""

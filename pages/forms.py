@@ -18,9 +18,9 @@ from core.forms.fields import extract_fields
 from core.forms.form_chunks import form_chunks
 from core.forms.form_events import element_id_of
 from core.forms.form_field import FormField
-from core.geometry import center
+from core.geometry import connector
 from core.model import Document, Element
-from core.render import Box, Line, element_at
+from core.render import MIN_LINK_PT, Box, Line, element_at
 from ui import state
 from ui.edit_panel import (
     conflict_banner, element_label, flash_message, messages_above_the_page, remember_view, save, seen_head,
@@ -59,8 +59,9 @@ def field_overlays(fields: list[FormField], picked: tuple[str | None, str | None
             boxes.append(Box(f.key_bbox, colour, "", fill_alpha=30, width=2))
         if f.value_bbox:
             boxes.append(Box(f.value_bbox, colour, "", fill_alpha=60, width=2))
-        if f.key_bbox and f.value_bbox:
-            lines.append(Line(center(f.key_bbox), center(f.value_bbox), colour, width=2))
+        ends = connector(f.key_bbox, f.value_bbox, MIN_LINK_PT) if f.key_bbox and f.value_bbox else None
+        if ends:  # boxes side by side need no line: their shared colour pairs them
+            lines.append(Line(*ends, colour, width=2))
     for element_id, label in zip(picked, ("key", "value")):
         e = index.get(element_id or "")
         if e is not None:

@@ -12,9 +12,9 @@ import streamlit as st
 
 from core.categories import Category
 from core.chunks.links import LinkIssue, link_attachments, link_queue
-from core.geometry import center
+from core.geometry import center, connector
 from core.model import Document, Element
-from core.render import Box, Line
+from core.render import MIN_LINK_PT, Box, Line
 from ui import state
 from ui.edit_panel import (
     element_label, messages_above_the_page, remember_view, save, undo_redo_buttons,
@@ -58,7 +58,8 @@ def link_lines(doc: Document, number: int, found: dict) -> list[Line]:
             continue
         if source.page != target.page:
             continue  # a line across pages cannot be drawn; the list below shows it
-        lines.append(Line(center(source.bbox), center(target.bbox), source.category.colour, width=3))
+        ends = connector(source.bbox, target.bbox, MIN_LINK_PT) or (center(source.bbox), center(target.bbox))
+        lines.append(Line(*ends, source.category.colour, width=3))
     return lines
 
 

@@ -9,9 +9,10 @@ from hypothesis import given, settings, strategies as st
 from PIL import Image
 
 from core.categories import Category
+from core.geometry import connector
 from core.model import Element, Page
 from core.render import (
-    Box, Line, blank_page_image, clear_caches, draw_boxes, draw_overlays, element_at, fabric_drawing,
+    MIN_LINK_PT, Box, Line, blank_page_image, clear_caches, draw_boxes, draw_overlays, element_at, fabric_drawing,
     image_size, overlay_boxes, page_image_bytes, page_view_image, pixels_to_bbox, pixels_to_points,
     points_to_pixels, render_page_image, render_page_png, with_page_image,
 )
@@ -448,3 +449,33 @@ def test_the_app_renders_the_pixels_of_a_plain_get_pixmap(pdf_path):
         assert got.samples == want.samples
     render.clear_caches()
     assert not render._open_pdfs  # clear_caches lets go of the MuPDF documents
+
+
+# ---- links between boxes (Forms: key → value, Links: caption → figure) ----------------------
+def _inside(point, box, slack=1e-6):
+    return box[0] + slack < point[0] < box[2] - slack and box[1] + slack < point[1] < box[3] - slack
+
+
+def test_a_link_between_boxes_side_by_side_runs_edge_to_edge_not_through_either():
+    label, mark = (100.0, 200.0, 300.0, 212.0), (320.0, 201.0, 330.0, 211.0)
+    start, end = connector(label, mark)
+    assert start == pytest.approx((300.0, 206.0)) and end == pytest.approx((320.0, 206.0))
+
+
+@given(st.tuples(*[st.floats(0, 500)] * 4), st.tuples(*[st.floats(0, 500)] * 4))
+@settings(max_examples=300, deadline=None)
+def test_a_link_never_starts_or_ends_inside_a_box(a_raw, b_raw):
+    a = (min(a_raw[0], a_raw[2]), min(a_raw[1], a_raw[3]), max(a_raw[0], a_raw[2]), max(a_raw[1], a_raw[3]))
+    b = (min(b_raw[0], b_raw[2]), min(b_raw[1], b_raw[3]), max(b_raw[0], b_raw[2]), max(b_raw[1], b_raw[3]))
+    ends = connector(a, b)
+    if ends is not None:
+        for point in ends:
+            assert not _inside(point, a) and not _inside(point, b)
+
+
+def test_touching_overlapping_or_close_boxes_get_no_link():
+    label = (100.0, 200.0, 300.0, 212.0)
+    assert connector(label, (300.0, 201.0, 310.0, 211.0)) is None  # touching
+    assert connector(label, (290.0, 201.0, 310.0, 211.0)) is None  # overlapping
+    assert connector(label, (304.0, 201.0, 314.0, 211.0), min_length=MIN_LINK_PT) is None  # a 4 pt gap
+    assert connector(label, (304.0, 201.0, 314.0, 211.0)) is not None
