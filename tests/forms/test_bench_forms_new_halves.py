@@ -1,6 +1,6 @@
 """The forms benchmark's registry forms (bench/forms_extra.tsv, bench/forms_extra2.tsv, both spent hold-outs
 and tune forms now, sources registry and registry2) and its clean hold-out halves (NEW_HALVES: forms_extra3.tsv,
-new3): each manifest names real registry forms by hash, each half or source takes the forms of its own
+new3; forms_extra4.tsv, new4): each manifest names real registry forms by hash, each half or source takes the forms of its own
 manifest, and no form of a new half is ever named in what the benchmark prints. Only hashes are read here,
 never a score."""
 from __future__ import annotations
@@ -147,3 +147,36 @@ def test_the_fetched_third_hold_out_has_the_manifest_hashes():
 def test_the_third_hold_out_has_its_own_option_and_half():
     args = bf.build_parser().parse_args(["--extra-forms3", "/somewhere", "--half", "new3"])
     assert args.extra_forms3 == Path("/somewhere") and args.extra_forms2 is None and args.half == "new3"
+
+
+def test_the_fourth_hold_out_manifest_is_well_formed_and_apart_from_the_others():
+    rows = _rows(bf.NEW_HALVES["new4"])
+    earlier = [row for name in ("forms_extra.tsv", "forms_extra2.tsv", "forms_extra3.tsv")
+               for row in _rows(bf.ROOT / "bench" / name)]
+    assert len(rows) >= 10
+    names = _well_formed(rows)
+    packages = [row[2] for row in rows]
+    assert max(packages.count(p) for p in packages) <= 3 and len(set(packages)) >= 6
+    assert not {row[0] for row in earlier} & set(names)
+    assert not {Path(row[4]).name for row in earlier} & {Path(row[4]).name for row in rows}
+    assert not {row[5] for row in earlier} & {row[5] for row in rows}
+
+
+def test_the_fetched_fourth_hold_out_has_the_manifest_hashes():
+    """Where the fourth hold-out was fetched (docstring of bench/forms.py), every form is there with its hash."""
+    folder = Path(os.environ.get("RLI_EXTRA_FORMS4", "/tmp/fx4/forms"))
+    if not folder.is_dir():
+        pytest.skip(f"fourth hold-out not fetched at {folder} (fetch commands: docstring of bench/forms.py)")
+    found = extra_forms(folder, bf.NEW_HALVES["new4"])
+    assert [p.name for p in found] == [row[0] for row in _rows(bf.NEW_HALVES["new4"])]
+
+
+def test_the_fourth_hold_out_has_its_own_option_and_half_and_is_never_named():
+    args = bf.build_parser().parse_args(["--extra-forms4", "/somewhere", "--half", "new4"])
+    assert args.extra_forms4 == Path("/somewhere") and args.extra_forms3 is None and args.half == "new4"
+    score = Score("fast flattened fourth_secret.pdf", truth=2, predicted=2, matched=1)
+    score.audit = Audit(values=2, in_box=1, unprinted=["field name only: fourth_secret key"])
+    rows = [Row("fourth_secret.pdf", "new4", "fast", "filled", score)]
+    text = "\n".join(summary(rows, show_hold_out=True) + audit_report(rows, show_hold_out=True))
+    assert "fourth_secret" not in text
+    assert "new4     SUM of the new4 forms" in text
