@@ -360,7 +360,8 @@ def typed_caption(v: Unit, texts: Sequence[Unit]) -> Unit | None:
 
 
 def _captions_of(v: Unit, texts: Sequence[Unit]) -> list[Unit]:
-    """The text just left of `v` on its row (a caption's blank away at most), then the one text right over it."""
+    """The text just left of `v` on its row (a caption's blank away at most), then the texts right over it,
+    nearest first."""
     out = []
     # a paragraph stands beside the line by its line on that row, not by its whole box
     left = [(row_box(u, v.bbox), u) for u in texts if u is not v]
@@ -374,9 +375,20 @@ def _captions_of(v: Unit, texts: Sequence[Unit]) -> list[Unit]:
         box, u = left[0]
         if _caption_gap(u, box) <= v.bbox[0] - box[2] <= CAPTION_GAP:
             out.append(u)
-    over = [u for u in texts if u is not v and 0 <= v.bbox[1] - u.bbox[3] <= 1.5 * u.height
+    over = [u for u in texts if u is not v and -TOP_OVERLAP * v.height <= v.bbox[1] - u.bbox[3] <= 1.5 * u.height
             and u.bbox[0] < v.bbox[2] and u.bbox[2] > v.bbox[0] and abs(v.bbox[0] - u.bbox[0]) <= 3 * u.height]
-    return out + over[:1] if len(over) == 1 else out
+    # nearest first: in a column of captioned cells the value of the cell above is over a value too,
+    # farther up than its own caption (two side by side at one height are no one caption)
+    over.sort(key=lambda u: -u.bbox[3])
+    if len(over) > 1 and over[0].bbox[3] - over[1].bbox[3] <= 1.0:
+        return out
+    return out + over
+
+
+# how far (share of its height) a line's box may reach up into the caption over it: a value typed in a
+# larger size than the caption right under it (a US government form's cell, its caption in 5-point
+# print at the top) has a box whose ascent overlaps the caption's descent
+TOP_OVERLAP = 0.25
 
 
 def _caption_gap(caption: Unit, box: BBox) -> float:
