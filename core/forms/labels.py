@@ -198,6 +198,8 @@ def form_signal(page: Page, units: Sequence[Unit], rulings: Rulings | None = Non
         return True
     if captioned_lines_in_own_font(texts) >= TYPED_LINES:  # ... or unboxed, beside or under their captions
         return True
+    if rulings is not None and len(lines_on_blanks(texts, rulings)) >= LONE_BOXES:  # ... or on blanks in sentences
+        return True
     labels = label_candidates(texts)
     marks = [u for u in units if u.kind == "mark" and u.source != "widget"]
     if row_of_marks(marks):
@@ -340,6 +342,30 @@ def lone_typed_units(texts: Sequence[Unit], rulings: Rulings) -> list[tuple[BBox
                    for x, y in ((box[0] - 3, cy), (box[2] + 3, cy), (cx, box[1] - 3), (cx, box[3] + 3)))
 
     return [(box, v) for box, v in held if font_family(v.font) not in families and not in_grid(box)]
+
+
+BLANK_LONGER = 1.5  # a written-on blank runs this many times the written line's width, at least
+RULE_BELOW = 0.5  # text heights below the line's box bottom a rule may lie and still be its baseline's
+
+
+def lines_on_blanks(texts: Sequence[Unit], rulings: Rulings) -> list[Unit]:
+    """Short lines each written on a rule much longer than itself, at the rule's start, in no closed box, set in a font
+    family that no text off such rules uses: values typed into a form's blanks ("I, ______, do hereby
+    grant ..."), the sentence around them printed in another face. An underlined heading or link is as
+    long as its rule."""
+    on: list[Unit] = []
+    for v in texts:
+        if not _short_typed_line(v) or sum(ch.isalnum() for ch in v.text) < 2:
+            continue
+        width, h = v.bbox[2] - v.bbox[0], v.height
+        if cell_at(rulings, (v.bbox[0] + v.bbox[2]) / 2, (v.bbox[1] + v.bbox[3]) / 2) is not None:
+            continue  # in a closed box the rule under it is the box's floor (lone_typed_units reads boxes)
+        if any(v.bbox[3] - 0.35 * h <= y <= v.bbox[3] + RULE_BELOW * h and a - 2 <= v.bbox[0] <= a + 2 * h
+               and b >= v.bbox[2] and b - a >= BLANK_LONGER * width for y, a, b in rulings.h):
+            on.append(v)
+    written = {id(v) for v in on}
+    families = {font_family(u.font) for u in texts if id(u) not in written and u.font}
+    return [v for v in on if font_family(v.font) not in families]
 
 
 def captioned_lines_in_own_font(texts: Sequence[Unit]) -> int:
