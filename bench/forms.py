@@ -85,8 +85,10 @@ gender_change (0.58 with name_change) and name_and_gender_change, docassemble-la
 (0.71 with each other) and lawv_retainer_spanish (a translation); acroforge's f1040 (the name of
 pdf2json's f1040, 0.44 with f1040a).
 
-`--extra-forms3 DIR` adds a third clean hold-out half, *new3*, from bench/forms_extra3.tsv, gathered at stop
-33 under the same rules (hash checked, never printed form by form). To fetch it (DIR, REPO as above):
+`--extra-forms3 DIR` adds the forms of bench/forms_extra3.tsv the same way (hash checked). They were a third
+clean hold-out, half *new3*, gathered at stop 33 under the same rules, and read once, at stop 33: spent. From
+stop 34 on they are tune forms too (source *registry3*, so the summary gives their means apart from the other
+registry sources and the other tune forms). To fetch it (DIR, REPO as above):
 
     mkdir -p /tmp/fx3/refetch && cd /tmp/fx3/refetch
     pip download --no-binary :all: --no-deps docassemble-demo==1.10.5 docassemble-lawvexpungementevaluator==1.0.2 -d .
@@ -692,11 +694,13 @@ def halves(paths: Sequence[Path], tune: frozenset[str] = frozenset()) -> dict[st
 
 EXTRA_MANIFEST = ROOT / "bench" / "forms_extra.tsv"
 EXTRA_MANIFEST2 = ROOT / "bench" / "forms_extra2.tsv"  # half new2 until stop 33: tune now, source registry2
+EXTRA_MANIFEST3 = ROOT / "bench" / "forms_extra3.tsv"  # half new3 until stop 34: tune now, source registry3
 # The clean hold-outs not yet read, each from its own manifest; their forms are never printed one by one.
-# forms_extra.tsv was "new" until stop 32 and forms_extra2.tsv "new2" until stop 33: both tune now.
-NEW_HALVES: dict[str, Path] = {"new3": ROOT / "bench" / "forms_extra3.tsv",
-                              "new4": ROOT / "bench" / "forms_extra4.tsv"}
-TUNE_MANIFESTS = {"registry": EXTRA_MANIFEST, "registry2": EXTRA_MANIFEST2}  # spent hold-outs, by source
+# forms_extra.tsv was "new" until stop 32, forms_extra2.tsv "new2" until stop 33, forms_extra3.tsv "new3"
+# until stop 34: all tune now.
+NEW_HALVES: dict[str, Path] = {"new4": ROOT / "bench" / "forms_extra4.tsv"}
+TUNE_MANIFESTS = {"registry": EXTRA_MANIFEST, "registry2": EXTRA_MANIFEST2,
+                  "registry3": EXTRA_MANIFEST3}  # spent hold-outs, by source
 
 
 def extra_forms(folder: Path, manifest: Path = EXTRA_MANIFEST) -> list[Path]:
@@ -773,8 +777,8 @@ class Row:
     engine: str
     variant: str
     score: Score
-    source: str = ""  # "registry" / "registry2": a bench/forms_extra.tsv / forms_extra2.tsv form (tune since stop
-    # 32 / 33), given its own means too
+    source: str = ""  # "registry" / "registry2" / "registry3": a bench/forms_extra*.tsv form (tune since stop
+    # 32 / 33 / 34), given its own means too
 
     @property
     def key_agreement(self) -> float:
@@ -887,8 +891,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="add the forms of bench/forms_extra2.tsv found in DIR to the tune half "
                              "(source registry2: spent as the hold-out new2 at stop 32)")
     parser.add_argument("--extra-forms3", type=Path, default=None, metavar="DIR",
-                        help="score the forms of bench/forms_extra3.tsv found in DIR as a third clean hold-out half, "
-                             "new3 (never printed form by form)")
+                        help="add the forms of bench/forms_extra3.tsv found in DIR to the tune half "
+                             "(source registry3: spent as the hold-out new3 at stop 33)")
     parser.add_argument("--extra-forms4", type=Path, default=None, metavar="DIR",
                         help="score the forms of bench/forms_extra4.tsv found in DIR as a fourth clean hold-out half, "
                              "new4 (never printed form by form)")
@@ -914,8 +918,9 @@ def main(argv: list[str] | None = None) -> int:
     traits = trait_forms() if args.corpus and args.traits else []
     forms += [p for p in traits if p not in forms]
     forms = [p for p in forms if args.only in p.name]
-    registry_forms = tune_registry_forms({"registry": args.extra_forms, "registry2": args.extra_forms2})
-    extras = new_forms({"new3": args.extra_forms3, "new4": args.extra_forms4})
+    registry_forms = tune_registry_forms({"registry": args.extra_forms, "registry2": args.extra_forms2,
+                                          "registry3": args.extra_forms3})
+    extras = new_forms({"new4": args.extra_forms4})
     if not forms:
         print(f"(real forms not found at {FORMS_DIR}; only the sample is measured)")
     registered = [p for p in registry_forms if args.only in p.name]

@@ -198,6 +198,8 @@ def form_signal(page: Page, units: Sequence[Unit], rulings: Rulings | None = Non
         return True
     if captioned_lines_in_own_font(texts) >= TYPED_LINES:  # ... or unboxed, beside or under their captions
         return True
+    if rulings is not None and len(lines_on_blanks(texts, rulings)) >= LONE_BOXES:  # ... or on blanks in sentences
+        return True
     labels = label_candidates(texts)
     marks = [u for u in units if u.kind == "mark" and u.source != "widget"]
     if row_of_marks(marks):
@@ -342,6 +344,30 @@ def lone_typed_units(texts: Sequence[Unit], rulings: Rulings) -> list[tuple[BBox
     return [(box, v) for box, v in held if font_family(v.font) not in families and not in_grid(box)]
 
 
+BLANK_LONGER = 1.5  # a written-on blank runs this many times the written line's width, at least
+RULE_BELOW = 0.5  # text heights below the line's box bottom a rule may lie and still be its baseline's
+
+
+def lines_on_blanks(texts: Sequence[Unit], rulings: Rulings) -> list[Unit]:
+    """Short lines each written on a rule much longer than itself, at the rule's start, in no closed box, set in a font
+    family that no text off such rules uses: values typed into a form's blanks ("I, ______, do hereby
+    grant ..."), the sentence around them printed in another face. An underlined heading or link is as
+    long as its rule."""
+    on: list[Unit] = []
+    for v in texts:
+        if not _short_typed_line(v) or sum(ch.isalnum() for ch in v.text) < 2:
+            continue
+        width, h = v.bbox[2] - v.bbox[0], v.height
+        if cell_at(rulings, (v.bbox[0] + v.bbox[2]) / 2, (v.bbox[1] + v.bbox[3]) / 2) is not None:
+            continue  # in a closed box the rule under it is the box's floor (lone_typed_units reads boxes)
+        if any(v.bbox[3] - 0.35 * h <= y <= v.bbox[3] + RULE_BELOW * h and a - 2 <= v.bbox[0] <= a + 2 * h
+               and b >= v.bbox[2] and b - a >= BLANK_LONGER * width for y, a, b in rulings.h):
+            on.append(v)
+    written = {id(v) for v in on}
+    families = {font_family(u.font) for u in texts if id(u) not in written and u.font}
+    return [v for v in on if font_family(v.font) not in families]
+
+
 def captioned_lines_in_own_font(texts: Sequence[Unit]) -> int:
     """Short lines, each with a short caption just left of it on its row or right above it, set in a
     font family used mostly by such lines (typed_families): values a filler typed, unboxed, beside
@@ -360,7 +386,8 @@ def typed_caption(v: Unit, texts: Sequence[Unit]) -> Unit | None:
 
 
 def _captions_of(v: Unit, texts: Sequence[Unit]) -> list[Unit]:
-    """The text just left of `v` on its row (a caption's blank away at most), then the one text right over it."""
+    """The text just left of `v` on its row (a caption's blank away at most), then the texts right over it,
+    nearest first."""
     out = []
     # a paragraph stands beside the line by its line on that row, not by its whole box
     left = [(row_box(u, v.bbox), u) for u in texts if u is not v]
@@ -374,9 +401,20 @@ def _captions_of(v: Unit, texts: Sequence[Unit]) -> list[Unit]:
         box, u = left[0]
         if _caption_gap(u, box) <= v.bbox[0] - box[2] <= CAPTION_GAP:
             out.append(u)
-    over = [u for u in texts if u is not v and 0 <= v.bbox[1] - u.bbox[3] <= 1.5 * u.height
+    over = [u for u in texts if u is not v and -TOP_OVERLAP * v.height <= v.bbox[1] - u.bbox[3] <= 1.5 * u.height
             and u.bbox[0] < v.bbox[2] and u.bbox[2] > v.bbox[0] and abs(v.bbox[0] - u.bbox[0]) <= 3 * u.height]
-    return out + over[:1] if len(over) == 1 else out
+    # nearest first: in a column of captioned cells the value of the cell above is over a value too,
+    # farther up than its own caption (two side by side at one height are no one caption)
+    over.sort(key=lambda u: -u.bbox[3])
+    if len(over) > 1 and over[0].bbox[3] - over[1].bbox[3] <= 1.0:
+        return out
+    return out + over
+
+
+# how far (share of its height) a line's box may reach up into the caption over it: a value typed in a
+# larger size than the caption right under it (a US government form's cell, its caption in 5-point
+# print at the top) has a box whose ascent overlaps the caption's descent
+TOP_OVERLAP = 0.25
 
 
 def _caption_gap(caption: Unit, box: BBox) -> float:

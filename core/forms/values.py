@@ -363,7 +363,9 @@ def _data_row(texts: Sequence[Unit], cell: BBox, kb: BBox, exclude: set[str]) ->
         if cell[0] - 1 <= (u.bbox[0] + u.bbox[2]) / 2 <= cell[2] + 1 or (u.bbox[1] + u.bbox[3]) / 2 <= kb[3]:
             continue
         col = round(u.bbox[0] / 6)
-        lines = max(len(u.rows), 2 if u.height > 1.8 * (kb[3] - kb[1]) else 1)
+        # two lines when taller than two of its own lines, or (size unknown) than two of the key's: a
+        # value typed large beside a 5-point caption is one line
+        lines = max(len(u.rows), 2 if u.height > 1.8 * max(kb[3] - kb[1], u.size) else 1)
         columns[col] = columns.get(col, 0) + lines
     return any(n >= 2 for n in columns.values())
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import pymupdf
 
 from core.geometry import area
+from core.ingest.cell_walls import split_at_walls
 from core.ingest.display import Display, centre_on_page
 from core.ingest.line_numbers import split_line_numbers
 from core.ingest.image_cap import painted_image_boxes
@@ -77,12 +78,12 @@ def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, 
             if any(ch in SELECTION_GLYPHS for ch in line.text):
                 glyph_spans = True
             lines.append(line)
-    lines, line_numbers = split_line_numbers(_without_overprints(lines))
+    vec = read_vectors(page, show, rect) if vectors else Vectors()
+    lines, line_numbers = split_line_numbers(split_at_walls(_without_overprints(lines), vec.vsegs))
     if not keep_images:
         images = [(b, i) for b, i in painted_image_boxes(page, show) if centre_on_page(b, rect)]
     if glyph_spans:
         locate_glyphs(page, lines, show)
-    vec = read_vectors(page, show, rect) if vectors else Vectors()
     found = read_widgets(page, show)
     return PageFacts(page.number + 1, float(rect.width), float(rect.height), page.rotation % 360, label,
                      lines, images, vec, found.widgets, found.fallback, line_numbers)

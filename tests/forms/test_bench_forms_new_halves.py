@@ -1,6 +1,6 @@
-"""The forms benchmark's registry forms (bench/forms_extra.tsv, bench/forms_extra2.tsv, both spent hold-outs
-and tune forms now, sources registry and registry2) and its clean hold-out halves (NEW_HALVES: forms_extra3.tsv,
-new3; forms_extra4.tsv, new4): each manifest names real registry forms by hash, each half or source takes the forms of its own
+"""The forms benchmark's registry forms (bench/forms_extra.tsv, forms_extra2.tsv, forms_extra3.tsv, all spent
+hold-outs and tune forms now, sources registry, registry2 and registry3) and its clean hold-out half (NEW_HALVES:
+forms_extra4.tsv, new4): each manifest names real registry forms by hash, each half or source takes the forms of its own
 manifest, and no form of a new half is ever named in what the benchmark prints. Only hashes are read here,
 never a score."""
 from __future__ import annotations
@@ -50,7 +50,7 @@ def test_the_second_hold_out_manifest_is_well_formed_and_apart_from_the_first():
 
 
 def test_the_third_hold_out_manifest_is_well_formed_and_apart_from_the_others():
-    rows = _rows(bf.NEW_HALVES["new3"])
+    rows = _rows(bf.EXTRA_MANIFEST3)
     earlier = _rows(bf.EXTRA_MANIFEST) + _rows(bf.EXTRA_MANIFEST2)
     assert len(rows) >= 15
     names = _well_formed(rows)
@@ -91,8 +91,9 @@ def test_each_new_half_takes_the_forms_of_its_own_manifest(tmp_path, monkeypatch
 
 
 def test_the_spent_second_hold_out_is_tune_with_its_own_source(tmp_path, monkeypatch):
-    assert "new2" not in bf.NEW_HALVES  # read once at stop 32: spent
-    assert bf.TUNE_MANIFESTS == {"registry": bf.EXTRA_MANIFEST, "registry2": bf.EXTRA_MANIFEST2}
+    assert "new2" not in bf.NEW_HALVES and "new3" not in bf.NEW_HALVES  # read once at stops 32 and 33: spent
+    assert bf.TUNE_MANIFESTS == {"registry": bf.EXTRA_MANIFEST, "registry2": bf.EXTRA_MANIFEST2,
+                                 "registry3": bf.EXTRA_MANIFEST3}
     one, two = tmp_path / "one", tmp_path / "two"
     one.mkdir(), two.mkdir()
     monkeypatch.setitem(bf.TUNE_MANIFESTS, "registry", _manifest(tmp_path / "1.tsv", {"a.pdf": _pdf(one / "a.pdf", "a")}))
@@ -112,7 +113,8 @@ def test_each_source_of_the_tune_half_has_its_own_means():
 
 
 def test_no_form_of_a_new_half_is_named_in_the_summary_or_the_audit(monkeypatch):
-    monkeypatch.setitem(bf.NEW_HALVES, "new2", Path("unused.tsv"))  # a clean hold-out, as new2 was
+    monkeypatch.setitem(bf.NEW_HALVES, "new2", Path("unused.tsv"))  # clean hold-outs, as new2 and new3 were
+    monkeypatch.setitem(bf.NEW_HALVES, "new3", Path("unused.tsv"))
     def row(form: str, half: str) -> Row:
         score = Score(f"fast flattened {form}", truth=2, predicted=2, matched=1)
         score.audit = Audit(values=2, in_box=1, unprinted=[f"field name only: {form} key"])
@@ -136,17 +138,19 @@ def test_the_fetched_second_hold_out_has_the_manifest_hashes():
 
 
 def test_the_fetched_third_hold_out_has_the_manifest_hashes():
-    """Where the third hold-out was fetched (docstring of bench/forms.py), every form is there with its hash."""
+    """Where the third set was fetched (docstring of bench/forms.py), every form is there with its hash."""
     folder = Path(os.environ.get("RLI_EXTRA_FORMS3", "/tmp/fx3/forms"))
     if not folder.is_dir():
-        pytest.skip(f"third hold-out not fetched at {folder}")
-    found = extra_forms(folder, bf.NEW_HALVES["new3"])
-    assert [p.name for p in found] == [row[0] for row in _rows(bf.NEW_HALVES["new3"])]
+        pytest.skip(f"third set not fetched at {folder}")
+    found = extra_forms(folder, bf.EXTRA_MANIFEST3)
+    assert [p.name for p in found] == [row[0] for row in _rows(bf.EXTRA_MANIFEST3)]
 
 
-def test_the_third_hold_out_has_its_own_option_and_half():
-    args = bf.build_parser().parse_args(["--extra-forms3", "/somewhere", "--half", "new3"])
-    assert args.extra_forms3 == Path("/somewhere") and args.extra_forms2 is None and args.half == "new3"
+def test_the_spent_third_hold_out_keeps_its_option_and_is_tune():
+    args = bf.build_parser().parse_args(["--extra-forms3", "/somewhere", "--half", "tune"])
+    assert args.extra_forms3 == Path("/somewhere") and args.extra_forms2 is None and args.half == "tune"
+    with pytest.raises(SystemExit):  # no half new3 any more
+        bf.build_parser().parse_args(["--half", "new3"])
 
 
 def test_the_fourth_hold_out_manifest_is_well_formed_and_apart_from_the_others():
