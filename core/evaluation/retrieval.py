@@ -66,7 +66,8 @@ class RetrieverOptions:
     # and in window mode's passage choice: they ask, the answer never prints them, and the rare
     # text that does ("どこが改竄されたのか") got their high IDF and ranked first. On the whole gold set
     # (default policy, window mode) page hit@1 0.873 -> 0.882; naive's and pymupdf4llm's page hit@1
-    # rose on 3 of the 4 sets too (counts in the issue-11 notes of stop 29)
+    # rose on 3 of the 4 sets too (counts in the issue-11 notes of stop 29). The question's frame
+    # words (…と示されているか: tokenize.QUESTION_FRAME) are left out with them (stop 34)
     drop_interrogatives: bool = True
     # a question asking what a term is (「X」とは, Xとは何を指すか, X をどう定義) multiplies the score of
     # a chunk that defines X (Xとは…, X：…, a glossary line "X •", …（X）) by 1 + this: the term is
@@ -132,11 +133,11 @@ class BM25Index:
     """bm25s over our tokens (bm25s' own tokenizer splits on spaces, useless for Japanese), plus
     `phrase_weight` times a BM25 over adjacent token pairs (a sequential-dependence term: word
     order counts, which plain BM25 ignores). With `drop_interrogatives` the question's いつ/どこ/何…
-    are left out of it (tokenize.INTERROGATIVES). A question token holding a digit weighs
-    `number_weight` (1 = like any other); a question asking when lifts the texts that write a date
-    by the factor 1 + `date_weight`, one naming a table or figure by its label lifts the texts
-    captioned with it by 1 + `label_weight`, and one asking what a term means lifts the texts that
-    define it by 1 + `definition_weight`."""
+    and its frame words (…と示されているか) are left out of it (tokenize.INTERROGATIVES,
+    QUESTION_FRAME). A question token holding a digit weighs `number_weight` (1 = like any other);
+    a question asking when lifts the texts that write a date by the factor 1 + `date_weight`, one
+    naming a table or figure by its label lifts the texts captioned with it by 1 + `label_weight`,
+    and one asking what a term means lifts the texts that define it by 1 + `definition_weight`."""
 
     name = "bm25"
 

@@ -5,7 +5,7 @@ import pytest
 from core.categories import Category
 from core.evaluation.retrieval import (BM25Index, asked_term, caption_labels, defines, named_labels, ChunkSearch, FusionIndex, RetrieverOptions, RetrieverUnavailable,
                                        TfidfIndex, build_index)
-from core.evaluation.tokenize import make_tokenizer
+from core.evaluation.tokenize import make_tokenizer, query_tokens
 from core.model import Chunk, SourceRef
 
 TEXTS = [
@@ -233,6 +233,26 @@ def test_bm25_leaves_the_questions_interrogatives_out_of_its_words():
     assert build_index("bm25", WHERE_TEXTS).search(query, 1)[0].index == 1  # the default leaves them out
     # a question of interrogatives only keeps them rather than ask for nothing
     assert without.search("どこ", 1)[0].index == 0
+
+
+# The text that answers "how often" without the question's frame word, and one that prints 示す.
+FRAME_TEXTS = [
+    "図2に示すとおり、会議の資料は事務局が作成する。",
+    "会議は毎月第二火曜日に開催され、開催の案内は一週間前に送る。",
+    "研修は年に二回開催する。",
+    "説明会は四月に開催する。",
+    "会議の議事録を保存する。",
+]
+
+
+def test_bm25_leaves_the_questions_frame_words_out_too():
+    query = "会議の開催頻度はどう示されているか。"
+    assert query_tokens(make_tokenizer(), query) == ["会議", "開催", "頻度"]  # not 示す, not 居る of ている
+    with_them = BM25Index(FRAME_TEXTS, make_tokenizer(), drop_interrogatives=False)
+    assert with_them.search(query, 1)[0].index == 0  # 示す is rare, so it outweighs 開催
+    assert build_index("bm25", FRAME_TEXTS).search(query, 1)[0].index == 1
+    # a question of such words only keeps them
+    assert query_tokens(make_tokenizer(), "示されている") == ["示す", "居る"]
 
 
 # The guideline's pages say アカウンタビリティ in passing; one footnote defines it.
