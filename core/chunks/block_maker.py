@@ -13,7 +13,7 @@ from core.chunks.blocks import (
 )
 from core.chunks.pieces import (
     _CLOSERS, fenced, guess_code_language, is_header_row, normalise_formula, sentence_pieces, split_sentences,
-    table_rows,
+    row_groups, table_rows,
 )
 from core.chunks.policy import Action, Policy
 from core.chunks.sections import heading_style
@@ -195,7 +195,7 @@ class BlockMaker:
             rows = [""]
         repeat = bool(self.policy.param(C.TABLE, "repeat_header")) and len(rows) > 1 and is_header_row(rows[0])
         header = [Piece(rows[0], (e,))] if repeat else []
-        body = [Piece(r, (e,)) for r in (rows[1:] if repeat else rows)]
+        body = [Piece("\n".join(g), (e,)) for g in row_groups(rows[1:] if repeat else rows, self.policy.max_chars)]
         return Block(TABLE, e.page, e.seq, tuple(body), head=tuple(captions + header), tail=tuple(notes),
                      side=e.attr("side"), extras=_element_extras(e))
 

@@ -161,6 +161,26 @@ def is_header_row(row: str) -> bool:
     return all(len(cell.strip()) <= HEADER_CELL_CHARS for cell in cells)
 
 
+def row_groups(rows: list[str], max_chars: int) -> list[list[str]]:
+    """Rows that a table's split must keep together. A row with its first cell empty and text in
+    its later cells holds cells the source centred in a merged row and wrote above their label (the
+    本編's 表1: "|  |  | ⅰ.適切なデータの学習… |" above "| 2） | ①人間の生命… |" and "| 安全性 | … |");
+    the rows after it with nothing past their first half (that label, wrapped over rows) go with
+    it, up to max_chars. Cut between them, a part held 安全性's cells and the next its name."""
+    groups: list[list[str]] = []
+    opened = False
+    for row in rows:
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        trailing = cells[len(cells) // 2:]
+        label_only = len(cells) >= 3 and any(cells) and not any(trailing)
+        if groups and opened and label_only and len("\n".join([*groups[-1], row])) <= max_chars:
+            groups[-1].append(row)
+            continue
+        groups.append([row])
+        opened = len(cells) >= 3 and not cells[0] and any(trailing)
+    return groups
+
+
 def _cell_text(cell: Any) -> str:
     if cell is None:
         return ""

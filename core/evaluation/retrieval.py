@@ -46,8 +46,12 @@ class RetrieverOptions:
     bm25_b: float = 0.6
     # weight of a second BM25 over adjacent word pairs (0 = plain BM25): a chunk that has the
     # question's words in the question's order ("サービス規約等の文書化") beats one that merely
-    # has them; 0.75-2.0 was a plateau on the tuning half
-    bm25_phrase_weight: float = 1.0
+    # has them; 0.75-2.0 was a plateau on the tuning half (57 questions). On the whole gold set (409;
+    # default policy, window mode, stop 34) 0 / 0.25 / 0.5 / 1.0 / 1.5 gave br@1000 0.934 / 0.944 /
+    # 0.949 / 0.939 / 0.922 and page hit@1 0.848 / 0.880 / 0.880 / 0.870 / 0.853: at 1.0 a chunk with
+    # one of the question's word pairs outranked the one with more of its words, which the fresh
+    # sets (paraphrased questions, few pairs in common) showed most (holdout4 br@1000 0.833 -> 0.867)
+    bm25_phrase_weight: float = 0.5
     # total weight of a question token holding a digit ("別添の8", "表1", "2019年") against 1 for
     # any other: a number the question names picks its table row, list item or page, where the
     # words around it recur on every page of a 概要 and its 本編. Chosen on the tuning half
@@ -66,7 +70,8 @@ class RetrieverOptions:
     # and in window mode's passage choice: they ask, the answer never prints them, and the rare
     # text that does ("どこが改竄されたのか") got their high IDF and ranked first. On the whole gold set
     # (default policy, window mode) page hit@1 0.873 -> 0.882; naive's and pymupdf4llm's page hit@1
-    # rose on 3 of the 4 sets too (counts in the issue-11 notes of stop 29)
+    # rose on 3 of the 4 sets too (counts in the issue-11 notes of stop 29). The question's frame
+    # words (…と示されているか: tokenize.QUESTION_FRAME) are left out with them (stop 34)
     drop_interrogatives: bool = True
     # a question asking what a term is (「X」とは, Xとは何を指すか, X をどう定義) multiplies the score of
     # a chunk that defines X (Xとは…, X：…, a glossary line "X •", …（X）) by 1 + this: the term is
@@ -132,11 +137,11 @@ class BM25Index:
     """bm25s over our tokens (bm25s' own tokenizer splits on spaces, useless for Japanese), plus
     `phrase_weight` times a BM25 over adjacent token pairs (a sequential-dependence term: word
     order counts, which plain BM25 ignores). With `drop_interrogatives` the question's いつ/どこ/何…
-    are left out of it (tokenize.INTERROGATIVES). A question token holding a digit weighs
-    `number_weight` (1 = like any other); a question asking when lifts the texts that write a date
-    by the factor 1 + `date_weight`, one naming a table or figure by its label lifts the texts
-    captioned with it by 1 + `label_weight`, and one asking what a term means lifts the texts that
-    define it by 1 + `definition_weight`."""
+    and its frame words (…と示されているか) are left out of it (tokenize.INTERROGATIVES,
+    QUESTION_FRAME). A question token holding a digit weighs `number_weight` (1 = like any other);
+    a question asking when lifts the texts that write a date by the factor 1 + `date_weight`, one
+    naming a table or figure by its label lifts the texts captioned with it by 1 + `label_weight`,
+    and one asking what a term means lifts the texts that define it by 1 + `definition_weight`."""
 
     name = "bm25"
 

@@ -334,6 +334,24 @@ def test_a_table_whose_first_row_holds_content_repeats_no_header():
     assert len(chunks) > 1 and len(lines) == 12 and len(set(lines)) == 12  # every row once
 
 
+def test_a_tables_cells_written_above_their_label_stay_in_the_labels_part():
+    # the 本編's 表1: each principle's cells, centred in a merged row, were read as a row above its
+    # label ("2）" / "安全性" / "②適正利用"), and a split between them put 安全性's cells in one part
+    # and its name in the next
+    rows = [["区分", "指針", "AI開発者", "AI利用者"]]
+    for i in range(8):
+        rows += [["", "", f"i.開発者の事項{i}の確保", f"i.利用者の事項{i}の実施"],
+                 [f"{i}）", f"①指針{i}の前半の", "", ""], [f"名前{i}", "項目の続き", "", ""], ["", f"②指針{i}の後半", "", ""]]
+    table = el(1, 0, "table", (60, 120, 500, 700), "", attrs=(("rows", tuple(tuple(r) for r in rows)),))
+    chunks = build_chunks(doc([[table]]), policy_from_mapping({"max_chars": 230, "context_prefix": "off"}))
+    assert len(chunks) > 2
+    for i in range(8):
+        [part] = [c for c in chunks if f"| 名前{i} |" in c.text]
+        assert f"i.開発者の事項{i}の確保" in part.text and f"②指針{i}の後半" in part.text
+    lines = [line for c in chunks for line in c.text.splitlines() if "| 区分 |" not in line]
+    assert len(lines) == 32 and len(set(lines)) == 32  # every row once
+
+
 def test_a_run_on_slide_list_with_no_sentence_end_is_cut_before_its_bullets_into_even_parts():
     # the 概要's p13: one list item of 1030 characters, its items led by ✓ and never ended by 。
     items = [f"✓AIシステム・サービスの指針{i}について、関係する情報を文書化して一定期間保管し、適切に管理し、参照可能な状態とする" for i in range(7)]

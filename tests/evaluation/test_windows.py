@@ -53,6 +53,24 @@ def test_a_dropped_rest_takes_its_citations_with_it():
     assert (out.start_page, out.end_page) == (2, 2)
 
 
+def other_chunk() -> Chunk:
+    return Chunk("c0", OTHER, "d", "d.pdf", 3, 3, (), (Category.TEXT,), False, (source("e3", 3),), "p")
+
+
+def test_the_second_hit_hands_up_its_window_before_its_rest():
+    """The first hit comes whole; the next hits' windows come before their rests, each part citing
+    only its own elements, so the second hit's answer is not behind its own filler."""
+    scorer = PassageScorer([c.text for c in CORPUS], make_tokenizer())
+    hits = [RetrievedChunk(other_chunk(), 2.0, 1), RetrievedChunk(long_chunk(), 1.0, 2)]
+    out = window_ranking(hits, QUESTION.question, scorer, ELEMENT_TEXTS, PassageWindow(max_chars=100, lead_windows=1))
+    assert [r.chunk.text.replace("\n", "") for r in out] == [OTHER, ANSWER, FILLER]  # windows split lines
+    assert [[ref.record_id for ref in r.chunk.refs] for r in out] == [["e3"], ["e2"], ["e1"]]
+    assert [r.rank for r in out] == [1, 2, 3] and [r.score for r in out] == [2.0, 1.0, 1.0]
+    assert (out[1].chunk.start_page, out[1].chunk.end_page) == (2, 2)
+    kept = window_ranking(hits, QUESTION.question, scorer, ELEMENT_TEXTS, PassageWindow(max_chars=100, lead_windows=0))
+    assert [r.chunk.text.replace("\n", "") for r in kept] == [OTHER, ANSWER + FILLER]  # 0: each rest after its window
+
+
 def test_a_chunk_no_longer_than_the_window_is_handed_up_whole():
     assert windowed(PassageWindow(max_chars=1000)) == long_chunk()
 
@@ -73,6 +91,8 @@ def test_window_mode_needs_the_element_texts_and_a_sane_length():
         PassageWindow(max_chars=10)
     with pytest.raises(ValueError, match="rest"):
         PassageWindow(rest="later")
+    with pytest.raises(ValueError, match="lead_windows"):
+        PassageWindow(lead_windows=-1)
 
 
 GOLD = Path(__file__).resolve().parents[2] / "sample_docs" / "gold_ja.jsonl"
