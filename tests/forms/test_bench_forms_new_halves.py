@@ -49,16 +49,21 @@ def test_the_second_hold_out_manifest_is_well_formed_and_apart_from_the_first():
     assert not {row[5] for row in first} & {row[5] for row in rows}
 
 
-def test_the_third_hold_out_manifest_is_well_formed_and_apart_from_the_others():
-    rows = _rows(bf.EXTRA_MANIFEST3)
-    earlier = _rows(bf.EXTRA_MANIFEST) + _rows(bf.EXTRA_MANIFEST2)
-    assert len(rows) >= 15
+def _apart_from_earlier_sets(rows: list, earlier: list, forms: int, packages: int) -> None:
+    """A set's manifest: well formed, at least `forms` forms from `packages` packages (three at most
+    from one), and no form of an earlier set by file name, name inside its package or hash."""
+    assert len(rows) >= forms
     names = _well_formed(rows)
-    packages = [row[2] for row in rows]
-    assert max(packages.count(p) for p in packages) <= 3 and len(set(packages)) >= 8
+    kept = [row[2] for row in rows]
+    assert max(kept.count(p) for p in kept) <= 3 and len(set(kept)) >= packages
     assert not {row[0] for row in earlier} & set(names)
     assert not {Path(row[4]).name for row in earlier} & {Path(row[4]).name for row in rows}
     assert not {row[5] for row in earlier} & {row[5] for row in rows}
+
+
+def test_the_third_hold_out_manifest_is_well_formed_and_apart_from_the_others():
+    _apart_from_earlier_sets(_rows(bf.EXTRA_MANIFEST3), _rows(bf.EXTRA_MANIFEST) + _rows(bf.EXTRA_MANIFEST2),
+                             forms=15, packages=8)
 
 
 def _pdf(path: Path, text: str) -> str:
@@ -154,16 +159,9 @@ def test_the_spent_third_hold_out_keeps_its_option_and_is_tune():
 
 
 def test_the_fourth_hold_out_manifest_is_well_formed_and_apart_from_the_others():
-    rows = _rows(bf.NEW_HALVES["new4"])
     earlier = [row for name in ("forms_extra.tsv", "forms_extra2.tsv", "forms_extra3.tsv")
                for row in _rows(bf.ROOT / "bench" / name)]
-    assert len(rows) >= 10
-    names = _well_formed(rows)
-    packages = [row[2] for row in rows]
-    assert max(packages.count(p) for p in packages) <= 3 and len(set(packages)) >= 6
-    assert not {row[0] for row in earlier} & set(names)
-    assert not {Path(row[4]).name for row in earlier} & {Path(row[4]).name for row in rows}
-    assert not {row[5] for row in earlier} & {row[5] for row in rows}
+    _apart_from_earlier_sets(_rows(bf.NEW_HALVES["new4"]), earlier, forms=10, packages=6)
 
 
 def test_the_fetched_fourth_hold_out_has_the_manifest_hashes():
