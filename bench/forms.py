@@ -115,8 +115,9 @@ sca_fc_129 (0.19 with sca_fc_140), lawvrelease's lawv_release (0.154 with voca_r
 lawvrentersrightswestvirginia's petition_for_appeal (0.30 with the long answer) and short answer (0.98), and
 pdfnet-node-samples' form1 (0.18 with PyMuPDF's test-4055).
 
-`--extra-forms4 DIR` adds a fourth clean hold-out half, *new4*, from bench/forms_extra4.tsv, gathered at stop 34
-under the same rules (hash checked, never printed form by form). To fetch it (DIR, REPO as above):
+`--extra-forms4 DIR` adds the forms of bench/forms_extra4.tsv the same way (hash checked). They were a fourth
+clean hold-out, half *new4*, gathered at stop 34 under the same rules, and read once, at stop 35: spent. From
+stop 35 on they are tune forms too (source *registry4*). To fetch it (DIR, REPO as above):
 
     mkdir -p /tmp/fx4/refetch && cd /tmp/fx4/refetch
     pip download --no-binary :all: --no-deps docassemble-base==1.10.5 docassemble-demo==1.10.5 docassemble-hmlrhelper==0.0.3 -d .
@@ -695,12 +696,13 @@ def halves(paths: Sequence[Path], tune: frozenset[str] = frozenset()) -> dict[st
 EXTRA_MANIFEST = ROOT / "bench" / "forms_extra.tsv"
 EXTRA_MANIFEST2 = ROOT / "bench" / "forms_extra2.tsv"  # half new2 until stop 33: tune now, source registry2
 EXTRA_MANIFEST3 = ROOT / "bench" / "forms_extra3.tsv"  # half new3 until stop 34: tune now, source registry3
+EXTRA_MANIFEST4 = ROOT / "bench" / "forms_extra4.tsv"  # half new4 until stop 35: tune now, source registry4
 # The clean hold-outs not yet read, each from its own manifest; their forms are never printed one by one.
 # forms_extra.tsv was "new" until stop 32, forms_extra2.tsv "new2" until stop 33, forms_extra3.tsv "new3"
-# until stop 34: all tune now.
-NEW_HALVES: dict[str, Path] = {"new4": ROOT / "bench" / "forms_extra4.tsv"}
+# until stop 34, forms_extra4.tsv "new4" until stop 35: all tune now.
+NEW_HALVES: dict[str, Path] = {}
 TUNE_MANIFESTS = {"registry": EXTRA_MANIFEST, "registry2": EXTRA_MANIFEST2,
-                  "registry3": EXTRA_MANIFEST3}  # spent hold-outs, by source
+                  "registry3": EXTRA_MANIFEST3, "registry4": EXTRA_MANIFEST4}  # spent hold-outs, by source
 
 
 def extra_forms(folder: Path, manifest: Path = EXTRA_MANIFEST) -> list[Path]:
@@ -777,8 +779,8 @@ class Row:
     engine: str
     variant: str
     score: Score
-    source: str = ""  # "registry" / "registry2" / "registry3": a bench/forms_extra*.tsv form (tune since stop
-    # 32 / 33 / 34), given its own means too
+    source: str = ""  # "registry" ... "registry4": a bench/forms_extra*.tsv form (tune since stop 32 / 33 / 34 / 35),
+    # given its own means too
 
     @property
     def key_agreement(self) -> float:
@@ -894,8 +896,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="add the forms of bench/forms_extra3.tsv found in DIR to the tune half "
                              "(source registry3: spent as the hold-out new3 at stop 33)")
     parser.add_argument("--extra-forms4", type=Path, default=None, metavar="DIR",
-                        help="score the forms of bench/forms_extra4.tsv found in DIR as a fourth clean hold-out half, "
-                             "new4 (never printed form by form)")
+                        help="add the forms of bench/forms_extra4.tsv found in DIR to the tune half "
+                             "(source registry4: spent as the hold-out new4 at stop 35)")
     parser.add_argument("--wild", type=int, default=0, metavar="N",
                         help="only count forms, fields and pairs on every N-th file of wild/ (fast engine)")
     return parser
@@ -919,8 +921,8 @@ def main(argv: list[str] | None = None) -> int:
     forms += [p for p in traits if p not in forms]
     forms = [p for p in forms if args.only in p.name]
     registry_forms = tune_registry_forms({"registry": args.extra_forms, "registry2": args.extra_forms2,
-                                          "registry3": args.extra_forms3})
-    extras = new_forms({"new4": args.extra_forms4})
+                                          "registry3": args.extra_forms3, "registry4": args.extra_forms4})
+    extras = new_forms({})
     if not forms:
         print(f"(real forms not found at {FORMS_DIR}; only the sample is measured)")
     registered = [p for p in registry_forms if args.only in p.name]

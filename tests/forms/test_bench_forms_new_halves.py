@@ -1,6 +1,6 @@
-"""The forms benchmark's registry forms (bench/forms_extra.tsv, forms_extra2.tsv, forms_extra3.tsv, all spent
-hold-outs and tune forms now, sources registry, registry2 and registry3) and its clean hold-out half (NEW_HALVES:
-forms_extra4.tsv, new4): each manifest names real registry forms by hash, each half or source takes the forms of its own
+"""The forms benchmark's registry forms (bench/forms_extra.tsv to forms_extra4.tsv, all spent hold-outs and
+tune forms now, sources registry to registry4) and its clean hold-out halves (NEW_HALVES, empty until the next
+set is gathered): each manifest names real registry forms by hash, each half or source takes the forms of its own
 manifest, and no form of a new half is ever named in what the benchmark prints. Only hashes are read here,
 never a score."""
 from __future__ import annotations
@@ -98,7 +98,7 @@ def test_each_new_half_takes_the_forms_of_its_own_manifest(tmp_path, monkeypatch
 def test_the_spent_second_hold_out_is_tune_with_its_own_source(tmp_path, monkeypatch):
     assert "new2" not in bf.NEW_HALVES and "new3" not in bf.NEW_HALVES  # read once at stops 32 and 33: spent
     assert bf.TUNE_MANIFESTS == {"registry": bf.EXTRA_MANIFEST, "registry2": bf.EXTRA_MANIFEST2,
-                                 "registry3": bf.EXTRA_MANIFEST3}
+                                 "registry3": bf.EXTRA_MANIFEST3, "registry4": bf.EXTRA_MANIFEST4}
     one, two = tmp_path / "one", tmp_path / "two"
     one.mkdir(), two.mkdir()
     monkeypatch.setitem(bf.TUNE_MANIFESTS, "registry", _manifest(tmp_path / "1.tsv", {"a.pdf": _pdf(one / "a.pdf", "a")}))
@@ -161,24 +161,22 @@ def test_the_spent_third_hold_out_keeps_its_option_and_is_tune():
 def test_the_fourth_hold_out_manifest_is_well_formed_and_apart_from_the_others():
     earlier = [row for name in ("forms_extra.tsv", "forms_extra2.tsv", "forms_extra3.tsv")
                for row in _rows(bf.ROOT / "bench" / name)]
-    _apart_from_earlier_sets(_rows(bf.NEW_HALVES["new4"]), earlier, forms=10, packages=6)
+    _apart_from_earlier_sets(_rows(bf.EXTRA_MANIFEST4), earlier, forms=10, packages=6)
 
 
-def test_the_fetched_fourth_hold_out_has_the_manifest_hashes():
-    """Where the fourth hold-out was fetched (docstring of bench/forms.py), every form is there with its hash."""
+def test_the_fetched_fourth_set_has_the_manifest_hashes():
+    """Where the fourth set was fetched (docstring of bench/forms.py), every form is there with its hash."""
     folder = Path(os.environ.get("RLI_EXTRA_FORMS4", "/tmp/fx4/forms"))
     if not folder.is_dir():
-        pytest.skip(f"fourth hold-out not fetched at {folder} (fetch commands: docstring of bench/forms.py)")
-    found = extra_forms(folder, bf.NEW_HALVES["new4"])
-    assert [p.name for p in found] == [row[0] for row in _rows(bf.NEW_HALVES["new4"])]
+        pytest.skip(f"fourth set not fetched at {folder} (fetch commands: docstring of bench/forms.py)")
+    found = extra_forms(folder, bf.EXTRA_MANIFEST4)
+    assert [p.name for p in found] == [row[0] for row in _rows(bf.EXTRA_MANIFEST4)]
 
 
-def test_the_fourth_hold_out_has_its_own_option_and_half_and_is_never_named():
-    args = bf.build_parser().parse_args(["--extra-forms4", "/somewhere", "--half", "new4"])
-    assert args.extra_forms4 == Path("/somewhere") and args.extra_forms3 is None and args.half == "new4"
-    score = Score("fast flattened fourth_secret.pdf", truth=2, predicted=2, matched=1)
-    score.audit = Audit(values=2, in_box=1, unprinted=["field name only: fourth_secret key"])
-    rows = [Row("fourth_secret.pdf", "new4", "fast", "filled", score)]
-    text = "\n".join(summary(rows, show_hold_out=True) + audit_report(rows, show_hold_out=True))
-    assert "fourth_secret" not in text
-    assert "new4     SUM of the new4 forms" in text
+def test_the_spent_fourth_hold_out_keeps_its_option_and_is_tune_with_its_own_source():
+    assert "new4" not in bf.NEW_HALVES  # read once at stop 35: spent
+    assert bf.TUNE_MANIFESTS["registry4"] == bf.EXTRA_MANIFEST4
+    args = bf.build_parser().parse_args(["--extra-forms4", "/somewhere", "--half", "tune"])
+    assert args.extra_forms4 == Path("/somewhere") and args.extra_forms3 is None and args.half == "tune"
+    with pytest.raises(SystemExit):  # no half new4 any more
+        bf.build_parser().parse_args(["--half", "new4"])
