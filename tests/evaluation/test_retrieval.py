@@ -329,3 +329,23 @@ def test_asked_kinds_reads_the_noun_before_a_particle_not_a_word_holding_its_cha
     assert asked_kinds("公表したのは誰か。意図した範囲に注意して、何と表現しているか。") == set()
     with pytest.raises(ValueError, match="bm25_kind_weight"):
         RetrieverOptions(bm25_kind_weight=-1)
+
+
+# Running text that refers to "the table" and a table row that answers without the word.
+KIND_NOUN_TEXTS = [
+    "各主体の重要事項は表に示す。",
+    "| 安全性 | AI開発者 | 適切なデータの学習 |",
+    "交通費は実費を支給する。",
+    "宿泊費は上限額の範囲内で支給する。",
+    "会議は毎月開催する。",
+]
+
+
+def test_bm25_leaves_the_kind_noun_out_of_the_questions_words_unless_it_labels_a_number():
+    query = "重要事項の表で、安全性についてAI開発者に求められることは何か。"
+    assert "表" not in query_tokens(make_tokenizer(), query)
+    assert query_tokens(make_tokenizer(), "表1で、年表の注にある事項は何か。")[:2] == ["表", "1"]  # a label
+    assert "表" in query_tokens(make_tokenizer(), query, drop_interrogatives=False)
+    with_it = BM25Index(KIND_NOUN_TEXTS, make_tokenizer(), drop_interrogatives=False)
+    assert with_it.search(query, 1)[0].index == 0  # 表 is rare, so it outweighs the row's words
+    assert build_index("bm25", KIND_NOUN_TEXTS).search(query, 1)[0].index == 1
