@@ -295,3 +295,57 @@ def test_a_quoted_term_that_is_the_topic_of_how_it_is_defined_is_the_asked_term(
     # merely names ("「共通の指針」は何項目か") asks nothing about its meaning
     assert asked_term("ガイドラインでいう「AIガバナンス」は、何を目指す取り組みとして定義されているか。") == "aiガバナンス"
     assert asked_term("「共通の指針」は何項目あるか。") is None
+
+
+def kind_chunk(i: int, text: str, category: Category) -> Chunk:
+    ref = SourceRef(f"d-e{i}", 1, (0, 0, 10, 10), category)
+    return Chunk(f"d-c{i}", text, "d", "d.pdf", 1, 1, (), (category,), False, (ref,), "test")
+
+
+# Running text that explains the table and says the question's words more often, then the table.
+KIND_CHUNKS = [
+    kind_chunk(0, "主体毎に重要となる事項は、AI開発者に求められる事項を含む。", Category.TEXT),
+    kind_chunk(1, "| 主体毎に重要となる事項 | AI開発者 |\n| 2) 安全性 | 適切なデータの学習 |", Category.TABLE),
+    kind_chunk(2, "交通費は実費を支給する。", Category.TEXT),
+]
+
+
+def test_bm25_a_question_naming_the_kind_of_element_lifts_the_chunks_holding_one():
+    query = "主体毎に重要となる事項の表で、安全性についてAI開発者に求められる事項は何か。"
+    plain = ChunkSearch(KIND_CHUNKS, "bm25", options=RetrieverOptions(bm25_kind_weight=0.0))
+    assert plain.search(query, 2)[0].chunk.id == "d-c0"
+    assert ChunkSearch(KIND_CHUNKS, "bm25").search(query, 2)[0].chunk.id == "d-c1"  # default weight 0.5
+    without_cue = "主体毎に重要となる事項で、安全性についてAI開発者に求められる事項は何か。"
+    assert ChunkSearch(KIND_CHUNKS, "bm25").search(without_cue, 2)[0].chunk.id == "d-c0"
+
+
+def test_asked_kinds_reads_the_noun_before_a_particle_not_a_word_holding_its_character():
+    from core.evaluation.retrieval import asked_kinds
+
+    assert asked_kinds("主体ごとの重要事項の表で、何が求められているか。") == {"table"}
+    assert asked_kinds("年表によると、G7が枠組みを公表したのはいつか。") == {"picture"}
+    assert asked_kinds("ガイドラインの注でいう「関連するステークホルダー」とは。") == {"footnote"}
+    assert asked_kinds("脚注に書かれている出典は何か。") == {"footnote"}
+    assert asked_kinds("公表したのは誰か。意図した範囲に注意して、何と表現しているか。") == set()
+    with pytest.raises(ValueError, match="bm25_kind_weight"):
+        RetrieverOptions(bm25_kind_weight=-1)
+
+
+# Running text that refers to "the table" and a table row that answers without the word.
+KIND_NOUN_TEXTS = [
+    "各主体の重要事項は表に示す。",
+    "| 安全性 | AI開発者 | 適切なデータの学習 |",
+    "交通費は実費を支給する。",
+    "宿泊費は上限額の範囲内で支給する。",
+    "会議は毎月開催する。",
+]
+
+
+def test_bm25_leaves_the_kind_noun_out_of_the_questions_words_unless_it_labels_a_number():
+    query = "重要事項の表で、安全性についてAI開発者に求められることは何か。"
+    assert "表" not in query_tokens(make_tokenizer(), query)
+    assert query_tokens(make_tokenizer(), "表1で、年表の注にある事項は何か。")[:2] == ["表", "1"]  # a label
+    assert "表" in query_tokens(make_tokenizer(), query, drop_interrogatives=False)
+    with_it = BM25Index(KIND_NOUN_TEXTS, make_tokenizer(), drop_interrogatives=False)
+    assert with_it.search(query, 1)[0].index == 0  # 表 is rare, so it outweighs the row's words
+    assert build_index("bm25", KIND_NOUN_TEXTS).search(query, 1)[0].index == 1
