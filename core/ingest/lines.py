@@ -124,7 +124,65 @@ def ordered_lines(lines: Sequence[Line]) -> list[Line]:
     """Reading order of a block's lines: top to bottom, or right to left for vertical writing."""
     if is_vertical(lines):
         return [lines[i] for i in vertical_order([ln.bbox for ln in lines])]
-    return sorted(lines, key=line_order)
+    return wraps_kept_whole(sorted(lines, key=line_order))
+
+
+def wraps_kept_whole(order: list[Line]) -> list[Line]:
+    """Lines of a left column read before the wrapped sentence they stand beside, not inside it.
+    Read row by row, a table's row label ("3) 公平性", a header stacked "各主体が / 取り組む事項") set
+    beside a cell's sentence that wraps onto a second line lands between its two lines: the 概要
+    deck's "…を理由とした不当各主体がで有害な偏見". A line that carries on the wrap of an earlier
+    line of its column takes back the lines read between them, when all of those stand wholly left
+    of it; they move before the start of that wrapped run."""
+    out = list(order)
+    for k in range(1, len(out)):
+        line = out[k]
+        j = k - 1
+        while j >= 0 and out[j].bbox[2] <= line.bbox[0] - 1.0:
+            j -= 1
+        if j < 0 or j == k - 1 or not _wraps_into(out[j], line, out) or _marks_an_item(out[j + 1:k], line):
+            continue
+        start = j
+        while start > 0 and _wraps_into(out[start - 1], out[start], out):
+            start -= 1
+        out[start:k] = out[j + 1:k] + out[start:j + 1]
+    return out
+
+
+def _marks_an_item(between: Sequence[Line], line: Line) -> bool:
+    """A bullet set as a line of its own on `line`'s row: `line` opens an item, it wraps nothing."""
+    top, bottom = line.bbox[1], line.bbox[3]
+    return any(_OPENS_ITEM.fullmatch(ln.text.strip()) and ln.bbox[1] < bottom and ln.bbox[3] > top for ln in between)
+
+
+def _wraps_into(upper: Line, lower: Line, lines: Sequence[Line]) -> bool:
+    """`lower` goes on with `upper`'s sentence: same size, just under it, starting where it starts (or
+    a hanging indent in), not opening on a bullet or a number, and `upper` is a line of running text
+    (WRAPPED_LINE_SIZES wide at least: a diagram's short labels stacked and centred do not wrap) that
+    runs out to its column's right margin (where the lines starting in that column end)."""
+    size = max(upper.size, lower.size, 1.0)
+    if abs(upper.size - lower.size) > 0.15 * size or not -size <= lower.bbox[0] - upper.bbox[0] <= 2.5 * size:
+        return False
+    if upper.bbox[2] - upper.bbox[0] < WRAPPED_LINE_SIZES * size:
+        return False
+    height = upper.bbox[3] - upper.bbox[1]
+    if not -0.3 * height <= lower.bbox[1] - upper.bbox[3] <= 0.8 * height:
+        return False
+    if _OPENS_ITEM.match(lower.text.strip()):
+        return False
+    column = [ln for ln in lines if abs(ln.bbox[0] - upper.bbox[0]) <= 2.5 * size]
+    right = max(ln.bbox[2] for ln in column)
+    at_the_margin = [ln for ln in column if ln is not upper and ln.bbox[2] >= right - 2.0 * size]
+    # two more lines end there too: a margin the column's text wraps at, not the end of its longest
+    # value (a spec sheet's "draaistroom-asynchroon-motor" over "0,18 kW" wraps nothing)
+    return upper.bbox[2] >= right - 2.0 * size and len(at_the_margin) >= 2
+
+
+WRAPPED_LINE_SIZES = 8  # font sizes: the width of a line that wraps, at least (eight CJK characters)
+# a line that opens an item of its own: a bullet or check mark (the private-use glyphs of Wingdings
+# included), a note's mark ("＊2", "※"), a circled or bracketed number, "1)", "(2)", "3."
+_OPENS_ITEM = re.compile(r"[\uE000-\uF8FF•・●○◆◇■□▶▷➢✓✔⁃\-–—]|[＊*※]\s*[0-9０-９]{0,3}|[①-⑳]"
+                         r"|[（(]?[0-9０-９]{1,3}[)）.．、]")
 
 
 def block_ordered_groups(lines: Sequence[Line]) -> list[list[Line]]:

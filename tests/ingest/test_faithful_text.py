@@ -254,3 +254,55 @@ def test_a_chapter_label_with_a_large_digit_keeps_the_top_of_its_box():
     spans = [Span((74, 48, 100, 80), "第", 24.0, "ShinGo", 0), Span((100, 23, 125, 97), "4", 60.0, "Helvetica", 0),
              Span((125, 48, 156, 80), "章", 24.0, "ShinGo", 0)]
     assert printed_top(Line((74, 23, 156, 97), spans, 0)) == 23
+
+
+def _row_line(x0: float, top: float, x1: float, text: str, size: float = 10.0):
+    from core.ingest.lines import Line, Span
+
+    box = (x0, top, x1, top + size * 1.2)
+    return Line(box, [Span(box, text, size, "MS-Gothic", 0)], 0)
+
+
+def _guideline_table():
+    """The 概要 deck's p13 in small: row labels in a left column, beside cells whose items wrap at
+    the cell's right edge (x 818); "各主体が" stands on the row of an item's second line."""
+    return [
+        _row_line(230, 300, 818, "✓AIシステム・サービスの特性及び用途を踏まえ、学習等に用いるデータの正確性等を"),
+        _row_line(247, 314, 700, "検討し、適切に実施する"),
+        _row_line(230, 330, 818, "✓特定の個人ないし集団へのその人種、性別、国籍、年齢等を理由とした不当"),
+        _row_line(39, 344, 92, "各主体が"),
+        _row_line(247, 344, 466, "で有害な偏見及び差別をなくすよう努める"),
+        _row_line(40, 362, 100, "3) 公平性"),
+        _row_line(230, 362, 818, "✓AIの出力結果が公平性を欠くことがないよう、適切なタイミングで人間の判断を"),
+        _row_line(247, 376, 520, "介在させる利用を検討する"),
+    ]
+
+
+def test_a_row_label_beside_a_wrapped_sentence_reads_before_it_not_inside_it():
+    from core.ingest.lines import ordered_lines
+    from core.text import join_lines
+
+    text = join_lines([ln.text for ln in ordered_lines(_guideline_table())])
+    assert "不当で有害な偏見" in text and "人間の判断を介在させる" in text
+    assert text.index("各主体が") < text.index("✓特定の個人") and text.index("3) 公平性") < text.index("✓AIの出力")
+    assert sorted(text.replace("\n", "")) == sorted("".join(ln.text for ln in _guideline_table()))  # nothing lost
+
+
+def test_a_bullet_set_as_its_own_line_still_opens_the_next_item():
+    from core.ingest.lines import ordered_lines
+
+    lines = [_row_line(40, 100, 52, "–"), _row_line(60, 100, 818, "データ提供においては、提供される者もしくは入手する者にあたる者が"),
+             _row_line(60, 114, 818, "データを取り扱う際の責任を負い、その記録を残すことが求められる、とされている"),
+             _row_line(40, 128, 52, "–"), _row_line(60, 128, 818, "データ提供者は本ガイドラインの対象には含まれないが、取組は推奨される")]
+    assert [ln.text for ln in ordered_lines(lines)] == [ln.text for ln in lines]
+
+
+def test_a_column_of_values_under_its_longest_value_is_not_a_wrapped_sentence():
+    """A spec sheet: keys on the left, values on the right; the value column's longest line over a
+    short one is the end of a value, not a line wrapping (pdfminer's issue-1062 sample)."""
+    from core.ingest.lines import ordered_lines
+
+    lines = [_row_line(40, 100, 120, "motorsoort"), _row_line(200, 100, 340, "draaistroom-asynchroon-motor"),
+             _row_line(40, 113, 150, "nominaal vermogen"), _row_line(200, 113, 240, "0,18 kW"),
+             _row_line(40, 126, 140, "nom. koppel"), _row_line(200, 126, 240, "1,27 Nm")]
+    assert [ln.text for ln in ordered_lines(lines)] == [ln.text for ln in lines]
