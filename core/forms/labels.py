@@ -198,6 +198,8 @@ def form_signal(page: Page, units: Sequence[Unit], rulings: Rulings | None = Non
         return True
     if captioned_lines_in_own_font(texts) >= TYPED_LINES:  # ... or unboxed, beside or under their captions
         return True
+    if amount_lines(texts) >= AMOUNT_LINES:  # ... or past their lines' numbers printed again (no box drawn)
+        return True
     if rulings is not None and len(lines_on_blanks(texts, rulings)) >= LONE_BOXES:  # ... or on blanks in sentences
         return True
     labels = label_candidates(texts)

@@ -62,3 +62,25 @@ def test_numbered_amount_lines_show_a_page_is_a_form():
     fields = [f for f in ingest_fields(_schedule_continued(), "schedule2.pdf", "fast") if f.page == 2]
     for caption, amount in LINES:
         assert [f.value for f in fields if f.key.endswith(caption)] == [amount]
+
+
+def _lines_alone() -> bytes:
+    """The numbered lines alone on their page: no caption ends in a colon, no box is drawn."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    for i, (caption, amount) in enumerate(LINES):
+        y = 160 + 32 * i
+        page.insert_text((40, y), f"{i + 1}.", fontsize=8, fontname="tiro")
+        page.insert_text((52, y), caption, fontsize=8, fontname="tiro")
+        page.insert_text((440, y), f"{i + 1}.", fontsize=8, fontname="tiro")
+        add_text_widget(page, f"line{i + 1}", pymupdf.Rect(454, y - 13, 575, y + 4), amount, 12)
+    doc.bake()
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("engine", ["fast", "layout"])
+def test_numbered_amount_lines_alone_show_the_file_is_a_form(engine):
+    """Failed before: nothing else on the file showed a form (labels.form_signal), so no field was read."""
+    fields = ingest_fields(_lines_alone(), "lines.pdf", engine)
+    for caption, amount in LINES:
+        assert [f.value for f in fields if f.key.endswith(caption)] == [amount]
