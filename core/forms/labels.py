@@ -142,7 +142,7 @@ def group_label(area: BBox, labels: Sequence[Unit], used: set[str]) -> Unit | No
 _SENTENCE_END = re.compile(r"[。．]$|[a-z]{3,}\.$")
 _NUMBERISH = re.compile(r"^[\d\s,.\-/:¥￥$%円年月日()（）]+$")
 COLON_END = re.compile(r"[:：]\s*$")
-LINE_NUMBER = re.compile(r"^\d{1,2}[a-z]?$")  # a form line's printed number ("6", "8a")
+LINE_NUMBER = re.compile(r"^\d{1,2}[a-z]?\.?$")  # a form line's printed number ("6", "8a", "1.")
 YEAR_PREFIX = re.compile(r"^[,，、]\s*(?:19|20)$")  # "…, 20" before a two-digit year blank
 
 
@@ -198,6 +198,8 @@ def form_signal(page: Page, units: Sequence[Unit], rulings: Rulings | None = Non
         return True
     if captioned_lines_in_own_font(texts) >= TYPED_LINES:  # ... or unboxed, beside or under their captions
         return True
+    if amount_lines(texts) >= AMOUNT_LINES:  # ... or past their lines' numbers printed again (no box drawn)
+        return True
     if rulings is not None and len(lines_on_blanks(texts, rulings)) >= LONE_BOXES:  # ... or on blanks in sentences
         return True
     labels = label_candidates(texts)
@@ -245,7 +247,43 @@ def page_looks_like_form(units: Sequence[Unit], rulings: Rulings, boxes: Sequenc
     texts = [u for u in units if u.kind == "text"]
     if captioned_lines_in_own_font(texts) >= TYPED_LINES or lone_typed_boxes(texts, rulings) >= LONE_BOXES:
         return True
+    if amount_lines(texts) >= AMOUNT_LINES:
+        return True
     return len(captioned_boxes(texts, rulings)) >= 2
+
+
+AMOUNT_LINES = 2  # numbered lines, each with an amount typed past its number printed again, that show a form
+LINE_NUMBER_GAP = 120.0  # pt from a line's number printed before its amount column to the amount (right-aligned in it)
+LONG_VALUE_CHARS = 64  # a typed amount, name or date; a line of print is longer
+
+
+def numbers_its_row(number: Unit, texts: Sequence[Unit]) -> bool:
+    """A line's number printed again before its amount column: the row opens with the same number, alone
+    ("1.") or leading the caption ("1. Interest …")."""
+    n = number.text.strip().rstrip(".")
+    if not LINE_NUMBER.match(number.text.strip()):
+        return False
+    lead = re.compile(rf"{re.escape(n)}\.?(\s|$)")
+    return any(u is not number and same_row(u.bbox, number.bbox) and u.bbox[2] < number.bbox[0]
+               and lead.match(u.text.strip()) for u in texts)
+
+
+def amount_after(number: Unit, texts: Sequence[Unit]) -> Unit | None:
+    """The short line typed right after a line's number printed before its amount column, set unlike the
+    number (typed, not printed), when there is one."""
+    right = [u for u in texts if u is not number and same_row(u.bbox, number.bbox) and u.bbox[0] >= number.bbox[2] - 1
+             and (WORDY.search(u.text) or re.search(r"\d", u.text))]
+    after = min(right, key=lambda u: u.bbox[0], default=None)
+    if after is None or same_style(after, number) or after.bbox[0] - number.bbox[2] > LINE_NUMBER_GAP \
+            or len(after.text.strip()) > LONG_VALUE_CHARS or COLON_END.search(after.text):
+        return None
+    return after
+
+
+def amount_lines(texts: Sequence[Unit]) -> int:
+    """Numbered lines whose amount was typed past the number printed again before the amount column (a tax
+    schedule with no box drawn: "1. Interest income … 1. 1,234.56")."""
+    return sum(1 for u in texts if numbers_its_row(u, texts) and amount_after(u, texts) is not None)
 
 
 def captioned_blanks(units: Sequence[Unit]) -> int:

@@ -11,7 +11,8 @@ from typing import Sequence
 
 from core.categories import Category
 from core.forms.labels import (
-    COLON_END, LINE_NUMBER, WORDY, YEAR_PREFIX, bridged, fillers_of, font_family, key_like, label_candidates,
+    COLON_END, LINE_NUMBER, WORDY, YEAR_PREFIX, amount_after, bridged, fillers_of, font_family, key_like,
+    label_candidates, numbers_its_row,
 )
 from core.forms.rulings import Rulings, cell_at, comb_run, open_row_at
 from core.forms.units import Unit, box_id, same_row, same_size, same_style, union_box
@@ -102,6 +103,9 @@ def value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Unit
             return found
     if YEAR_PREFIX.match(key.text.strip()):
         return None  # ", 20" labels only a ruled blank, never the printed text beside it
+    found = _typed_past_line_number(look) if form_page else None
+    if found is not None:
+        return found
     if not form_page or (key.category not in LOOSE_KEY_CATEGORIES and not COLON_END.search(key.text)):
         return None  # text beside text inside a table or figure is a row of data, not a filled field
     if not key_like(key, form_page):
@@ -274,6 +278,24 @@ def _in_box_below(look: _Look) -> Found | None:
         if not _text_between_rows(look.texts, look.kb, b, look.exclude):
             return look.unit(_inside(look.texts, b, look.exclude), b), 0.7
     return None
+
+
+def _typed_past_line_number(look: _Look) -> Found | None:
+    """A tax form's line with no box drawn ("1. Interest income ....... 1. [amount]"): the line's number,
+    printed at the row's start and again on the key's row far right of it in the key's size, then a short
+    line set unlike both right after it (typed, not printed, labels.amount_after) is the key's value,
+    however far the caption ends from the amount column. Whatever the key's category: a page read as one
+    figure too."""
+    kb, key = look.kb, look.key
+    # a dot leader between the caption and the number is no text of its own
+    row = sorted((u for u in look.texts if u.id not in look.exclude and same_row(u.bbox, kb) and u.bbox[0] >= kb[2] - 1
+                  and _valueish(u)), key=lambda u: u.bbox[0])
+    if len(row) < 2 or not printed_line_number(row[0], key) or not numbers_its_row(row[0], look.texts):
+        return None
+    after = amount_after(row[0], look.texts)
+    if after is None or after is not row[1] or same_style(after, key) or _key_like_colon(after):
+        return None
+    return after, 0.6
 
 
 def _text_to_the_right(look: _Look) -> Found | None:

@@ -1,0 +1,86 @@
+"""A tax schedule's lines with no box drawn: "1. Interest income ...", the line's number printed again
+before the amount column far to the right, the amount typed right after that number (NC D-400
+Schedule S). Real widgets, filled and baked, as bench/forms.py does."""
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from bench.forms import ingest_fields
+from form_fixtures import add_text_widget
+
+LINES = (("Interest Income From Obligations of Other States", "1,234.56"),
+         ("Bonus Depreciation", "50,461"),
+         ("Federal Net Operating Loss Deduction", "7,004"))
+
+
+def _schedule_without_boxes() -> bytes:
+    """A header of three colon captions with their widgets, then three numbered lines whose amount
+    widgets (Helvetica 12) sit past the line number printed again at x = 440 (Times 8)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    for k, caption in enumerate(("Name:", "SSN:", "Date:")):
+        page.insert_text((40 + 180 * k, 110), caption, fontsize=8, fontname="tiro")
+        add_text_widget(page, f"h{k}", pymupdf.Rect(70 + 180 * k, 100, 200 + 180 * k, 114), "K9", 10)
+    for i, (caption, amount) in enumerate(LINES):
+        y = 160 + 32 * i
+        page.insert_text((40, y), f"{i + 1}.", fontsize=8, fontname="tiro")
+        page.insert_text((52, y), caption, fontsize=8, fontname="tiro")
+        page.insert_text((440, y), f"{i + 1}.", fontsize=8, fontname="tiro")
+        add_text_widget(page, f"line{i + 1}", pymupdf.Rect(454, y - 13, 575, y + 4), amount, 12)
+    doc.bake()
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("engine", ["fast", "layout"])
+def test_an_amount_typed_past_the_lines_number_is_the_lines_value(engine):
+    """Failed before: the caption ends far (over 120 pt) from its amount, past the number printed again
+    there, so no rule took the amount (the nearest text to its right was the number)."""
+    fields = ingest_fields(_schedule_without_boxes(), "schedule.pdf", engine)
+    for caption, amount in LINES:  # the engine may read the line's leading number into its caption
+        assert [f.value for f in fields if f.key.endswith(caption)] == [amount]
+
+
+def _schedule_continued() -> bytes:
+    """The same schedule, its header on page 1 and its numbered lines alone on page 2 (no caption ends in
+    a colon there, no box is drawn)."""
+    doc = pymupdf.open(stream=_schedule_without_boxes(), filetype="pdf")
+    page = doc.new_page(width=612, height=792)
+    for i, (caption, amount) in enumerate(LINES):
+        y = 160 + 32 * i
+        page.insert_text((40, y), f"{i + 17}.", fontsize=8, fontname="tiro")
+        page.insert_text((52, y), caption, fontsize=8, fontname="tiro")
+        page.insert_text((440, y), f"{i + 17}.", fontsize=8, fontname="tiro")
+        add_text_widget(page, f"line{i + 17}", pymupdf.Rect(454, y - 13, 575, y + 4), amount, 12)
+    doc.bake()
+    return doc.tobytes()
+
+
+def test_numbered_amount_lines_show_a_page_is_a_form():
+    """Failed before: page 2 showed no sign of a form (labels.page_looks_like_form), so its lines were
+    read as print."""
+    fields = [f for f in ingest_fields(_schedule_continued(), "schedule2.pdf", "fast") if f.page == 2]
+    for caption, amount in LINES:
+        assert [f.value for f in fields if f.key.endswith(caption)] == [amount]
+
+
+def _lines_alone() -> bytes:
+    """The numbered lines alone on their page: no caption ends in a colon, no box is drawn."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    for i, (caption, amount) in enumerate(LINES):
+        y = 160 + 32 * i
+        page.insert_text((40, y), f"{i + 1}.", fontsize=8, fontname="tiro")
+        page.insert_text((52, y), caption, fontsize=8, fontname="tiro")
+        page.insert_text((440, y), f"{i + 1}.", fontsize=8, fontname="tiro")
+        add_text_widget(page, f"line{i + 1}", pymupdf.Rect(454, y - 13, 575, y + 4), amount, 12)
+    doc.bake()
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("engine", ["fast", "layout"])
+def test_numbered_amount_lines_alone_show_the_file_is_a_form(engine):
+    """Failed before: nothing else on the file showed a form (labels.form_signal), so no field was read."""
+    fields = ingest_fields(_lines_alone(), "lines.pdf", engine)
+    for caption, amount in LINES:
+        assert [f.value for f in fields if f.key.endswith(caption)] == [amount]
