@@ -26,4 +26,5 @@ class Draft:
             return self.text
         if self.category is Category.PICTURE:
             return join_labels([join_lines([ln.text for ln in block]) for block in block_ordered_groups(self.lines)])
-        return join_lines([ln.text for ln in ordered_lines(self.lines)])
+        keep_wraps = self.category is not Category.TABLE
+        return join_lines([ln.text for ln in ordered_lines(self.lines, keep_wraps)])

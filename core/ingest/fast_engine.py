@@ -112,7 +112,7 @@ def fast_drafts(facts: PageFacts, body: float, largest: float) -> list[Draft]:
         if kind == "table":
             rows = table_rows(region, inside, facts.vectors.hsegs)
             text = "\n".join(" | ".join(r) for r in rows)
-            attrs = {**text_attrs(inside), "rows": rows, "n_rows": len(rows),
+            attrs = {**text_attrs(inside, keep_wraps=False), "rows": rows, "n_rows": len(rows),
                      "n_cols": max((len(r) for r in rows), default=0), "ruled": True}
             # "lines" kept: a form's ruled key|value grid is read from them (core.forms.units)
             drafts.append(Draft(Category.TABLE, box, inside, text=text, attrs=attrs))

@@ -41,7 +41,8 @@ def layout_drafts(page: pymupdf.Page, facts: PageFacts, groups: Sequence[ModelBo
             form_areas.append(box)
         if not lines and category not in (Category.PICTURE, Category.TABLE, Category.FORMULA):
             continue
-        attrs = text_attrs(lines, keep_lines=category in (Category.TABLE, Category.PICTURE))
+        attrs = text_attrs(lines, keep_lines=category in (Category.TABLE, Category.PICTURE),
+                           keep_wraps=category is not Category.TABLE)
         text = None
         if category is Category.TABLE:
             rows = _model_table_rows(table_cells)

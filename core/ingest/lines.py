@@ -120,11 +120,14 @@ def is_vertical(lines: Sequence[Line]) -> bool:
     return bool(lines) and sum(1 for ln in lines if ln.vertical) * 2 > len(lines)
 
 
-def ordered_lines(lines: Sequence[Line]) -> list[Line]:
-    """Reading order of a block's lines: top to bottom, or right to left for vertical writing."""
+def ordered_lines(lines: Sequence[Line], keep_wraps: bool = True) -> list[Line]:
+    """Reading order of a block's lines: top to bottom, or right to left for vertical writing.
+    A table's lines stay row by row (`keep_wraps` False): a column of like values ("California Weekly
+    Feedstuffs" on every row) ends at one margin as a wrapped sentence does, and its row is its meaning."""
     if is_vertical(lines):
         return [lines[i] for i in vertical_order([ln.bbox for ln in lines])]
-    return wraps_kept_whole(sorted(lines, key=line_order))
+    rows = sorted(lines, key=line_order)
+    return wraps_kept_whole(rows) if keep_wraps else rows
 
 
 def wraps_kept_whole(order: list[Line]) -> list[Line]:
@@ -285,9 +288,10 @@ def printed_top(line: Line) -> float:
     return main.bbox[1] if tall else line.bbox[1]
 
 
-def text_attrs(lines: Sequence[Line], keep_lines: bool = False) -> dict[str, Any]:
+def text_attrs(lines: Sequence[Line], keep_lines: bool = False, keep_wraps: bool = True) -> dict[str, Any]:
     """Font facts refine needs: dominant size, fonts, bold, monospace share, and the line boxes
-    `(x0, y0, x1, y1, text, size, block, font)` when there is more than one line (or `keep_lines`)."""
+    `(x0, y0, x1, y1, text, size, block, font)` when there is more than one line (or `keep_lines`),
+    in the order `ordered_lines(lines, keep_wraps)` reads them."""
     if not lines:
         return {}
     weights: dict[float, int] = {}
@@ -310,7 +314,7 @@ def text_attrs(lines: Sequence[Line], keep_lines: bool = False) -> dict[str, Any
     if latin:
         attrs["mono"] = round(mono / latin, 2)
         attrs["latin"] = round(latin / max(chars, 1), 2)
-    ordered = ordered_lines(lines)
+    ordered = ordered_lines(lines, keep_wraps)
     if is_vertical(ordered):
         attrs["vertical"] = True
     dropped = sum(ln.dropped for ln in lines)

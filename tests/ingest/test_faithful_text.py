@@ -306,3 +306,20 @@ def test_a_column_of_values_under_its_longest_value_is_not_a_wrapped_sentence():
              _row_line(40, 113, 150, "nominaal vermogen"), _row_line(200, 113, 240, "0,18 kW"),
              _row_line(40, 126, 140, "nom. koppel"), _row_line(200, 126, 240, "1,27 Nm")]
     assert [ln.text for ln in ordered_lines(lines)] == [ln.text for ln in lines]
+
+
+def test_a_table_read_from_its_lines_keeps_its_rows():
+    """A price table read as one element (pdfplumber's ag-energy round-up): its source column repeats
+    one long value at one right edge, as a wrapped sentence would end at its margin; a table's lines
+    stay row by row, a paragraph's would be mended."""
+    from core.categories import Category
+    from core.ingest.draft import Draft
+    from core.text import join_lines
+
+    lines = []
+    for k, city in enumerate(["Minneapolis", "San Joaquin Valley", "San Francisco", "Los Angeles"]):
+        lines += [_row_line(20, 100 + 12 * k, 110, city), _row_line(300, 100 + 12 * k, 450, "California Weekly Feedstuffs")]
+    rows = join_lines([ln.text for ln in lines])
+    box = (20, 100, 450, 160)
+    assert Draft(Category.TABLE, box, list(lines)).final_text() == rows
+    assert Draft(Category.TEXT, box, list(lines)).final_text() != rows  # the rule a table is spared
