@@ -1,18 +1,20 @@
-"""The seventh hold-out set of sample_docs/gold_ja_realdata.jsonl (issue 11). The sixth hold-out (rj7-*) is
-to be read at the end of stop 35, so these questions were written fresh, to be scored once, by the lead, when
-that set is spent. Hand-written from each page's `page.get_text()` like the other sets, by a helper who ran no
-retrieval, chunking or evaluation code, read none of it and saw no bench figure. Before writing, the earlier
-469 rows were counted per (document, page, kind), and only lines with no run of 11 characters (whitespace
-removed, NFKC) in an earlier quote were picked: no quote shares a run of more than 10 characters with any of
-the 469 earlier quotes or with another rj8 quote (standalone pymupdf check over all 60 rows). So the set
-favours what the earlier rows use little: the 本編's pages 3-9 and 25-29 of running text, its footnotes on
-pages 8, 14, 16, 17, 19, 20 and 25, its lists on pages 14-24 and the cells of 表1 left unasked; the 概要
-deck's diagrams on pages 5, 7, 10, 12 and 16 and its 指針/内容 table; the white paper's body on pages 1, 4-6.
-The Miyazawa preface and the 極洋 statement are one page each and already carry many rows, so they get few or
-none here. Kinds are what the quote is on the page: table = cells of a table (the 本編's 表1, the 概要 deck's
-指針/内容 table, the white paper's risk table, the 極洋 statement), figure = text inside a chart or diagram,
-footnote = a footnote, list = a bulleted, numbered or dashed item (the 概要 deck's pages 17-21 as the
-earlier sets read them). Ids rj8-<kind>-NN, tags [kind, "holdout", "holdout7"]: never tuned on."""
+"""The seventh hold-out set of sample_docs/gold_ja_realdata.jsonl (issue 11). The sixth hold-out (rj7-*) was
+read once at stop 35 and is spent, so these questions were written fresh, to be scored once, by the lead.
+Hand-written from each page's `page.get_text()` like the other sets, by a helper who ran no retrieval,
+chunking or evaluation code, read none of it and saw no bench figure. Before writing, the 469 earlier rows
+were counted per (document, page, kind), and quotes were taken only from text no earlier quote covers: no
+quote shares a run of more than 10 characters (NFKC, whitespace removed) with any of the 469 earlier quotes
+or with another rj8 quote (standalone pymupdf check over the 60 rows: longest shared run 10;
+tests/evaluation/test_gold_realdata.py asserts it). So the set favours what the earlier rows use little: the
+本編's running text on pages 3-9 and 26-27, its footnotes on pages 8, 14, 16, 17, 19, 20 and 25, its lists
+on pages 14-24 and the cells of 表1 left unasked; the 概要 deck's diagrams on pages 5, 7-10, 12 and 16, its
+指針/内容 table (pages 13-14) and its lists on pages 19-21; the white paper's body on pages 5-6 and two row
+names of its risk table. The Miyazawa preface is one page that already carries 22 rows: its two rows here
+quote the only runs left unquoted. The 極洋 statement gets none: every cell run of 11+ characters is quoted
+already (only its page header is left). Kinds are what the quote is on the page: table = cells of a table
+(the 本編's 表1, the 概要 deck's 指針/内容 table, the white paper's risk table), figure = text inside a chart
+or diagram, footnote = a footnote, list = a bulleted, numbered or dashed item (the 概要 deck's pages 17-21 as
+the earlier sets read them). Ids rj8-<kind>-NN, tags [kind, "holdout", "holdout7"]: never tuned on."""
 
 # (kind, file, page, question, quote, answer), as QUESTIONS in scripts/gold_ja_realdata.py
 QUESTIONS_HOLDOUT7 = [
@@ -20,9 +22,6 @@ QUESTIONS_HOLDOUT7 = [
     ('body', 'HON', 3, '日本がかねて掲げてきたSociety 5.0は、どんな仕組みによって経済の発展と社会課題の解決を両立させる構想か。',
      'サイバー空間とフィジカル空間を高 度に融合させたシステム（CPS : サイバー・フィジカルシステム）',
      'サイバー空間とフィジカル空間を高度に融合させたシステム（CPS）'),
-    ('body', 'HON', 3, 'ガイドライン本編は、法律のような強制力で従わせる形をとったのか。どんな考え方で作られたか。',
-     '非拘束的なソフトローによって目的達成に導く ゴールベースの考え方',
-     'いいえ。非拘束的なソフトローで目的達成に導くゴールベースの考え方'),
     ('body', 'HON', 5, '本編は、AIを扱う事業者のほかに、どんな人にとっても役に立つ内容だと述べているか。',
      '例えば、教育・研究機関に属する者及び一般消費者（未成年を含む）',
      '教育・研究機関に属する者や一般消費者（未成年を含む）'),
@@ -35,9 +34,6 @@ QUESTIONS_HOLDOUT7 = [
     ('body', 'HON', 9, '専門家の知識を大量に入れて推論させる仕組みも、AIに含める見方はあるのか。',
      'エキスパートシステムと呼ばれるものも、AI とみなす考えもある',
      'ある。エキスパートシステムもAIとみなす考えがある'),
-    ('body', 'HON', 13, '基本理念を実現するため、各主体は自らの取組に加えて、政府や地域社会とどう関わることが期待されているか。',
-     '社会（政府・自治体及びコミュニティも含む）と積極的に連携することが期待される',
-     '政府・自治体やコミュニティを含む社会と積極的に連携すること'),
     ('body', 'HON', 26, 'ガイドライン本編は、経営層がAIガバナンスの構築をどう捉えてはならないとしているか。',
      '短期的な利益の追求の観点からAI ガバナンスの構築を単なるコストと捉えるのではなく',
      '短期的な利益追求の観点から単なるコストと捉えること'),
@@ -50,6 +46,10 @@ QUESTIONS_HOLDOUT7 = [
      '被害者には未成年の子供も含まれる（FBIの警告）'),
     ('body', 'WP', 6, 'ChatGPTと同じAIを悪用した不正なチャットボットには、どんな呼び名がついているか。',
      '「悪いGPT（BadGPT）」や「詐欺GPT（FraudGPT）」と呼ばれる', 'BadGPT（悪いGPT）やFraudGPT（詐欺GPT）'),
+    ('body', 'MIY', 1, '『春と修羅』の序で、「わたくし」という青い照明は、何といっしょに、どんなふうに明滅していると書かれているか。',
+     '風景やみんなといっしょにせはしくせはしく明滅しながら', '風景やみんなといっしょに、せわしくせわしく明滅しながら'),
+    ('body', 'MIY', 1, '宮沢賢治の序で、人や銀河や修羅や海胆は、空気や塩水を吸いながら何を考えるだろうと言われているか。',
+     'または空気や塩水を呼吸しながらそれぞれ新鮮な本体論もかんがへませう', 'それぞれ新鮮な本体論'),
     # ---- table cells
     ('table', 'HON', 22, '表1で、アカウンタビリティの共通の指針の最後に並ぶ2つの項目は何か。',
      '⑤ ステークホルダーへの具体的 な対応 ⑥ 文書化', 'ステークホルダーへの具体的な対応と文書化'),
