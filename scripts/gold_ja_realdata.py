@@ -24,9 +24,10 @@ hold-out half had been read several times while rules changed) is hold-out data 
 figures are read) is hold-out data only as well: tags [kind, "holdout", "holdout3"]; so is the fourth
 (scripts/gold_ja_realdata_holdout4.py, ids rj5-<kind>-NN, written fresh when the third was spent): tags
 [kind, "holdout", "holdout4"]; so is the fifth (scripts/gold_ja_realdata_holdout5.py, ids rj6-<kind>-NN,
-written fresh when the fourth was spent): tags [kind, "holdout", "holdout5"]; and so is the sixth
+written fresh when the fourth was spent): tags [kind, "holdout", "holdout5"]; so is the sixth
 (scripts/gold_ja_realdata_holdout6.py, ids rj7-<kind>-NN, written fresh when the fifth was spent): tags
-[kind, "holdout", "holdout6"].
+[kind, "holdout", "holdout6"]; and so is the seventh (scripts/gold_ja_realdata_holdout7.py, ids rj8-<kind>-NN,
+written fresh to be read once the sixth is spent): tags [kind, "holdout", "holdout7"].
 
     python3 scripts/gold_ja_realdata.py [--check]      # --check: verify only, write nothing
 """
@@ -315,12 +316,14 @@ def numbered_questions():
     the third hold-out set (scripts/gold_ja_realdata_holdout3.py), every row of it "holdout" and "holdout3", then
     the fourth hold-out set (scripts/gold_ja_realdata_holdout4.py), every row of it "holdout" and "holdout4", then
     the fifth hold-out set (scripts/gold_ja_realdata_holdout5.py), every row of it "holdout" and "holdout5", then
-    the sixth hold-out set (scripts/gold_ja_realdata_holdout6.py), every row of it "holdout" and "holdout6"."""
+    the sixth hold-out set (scripts/gold_ja_realdata_holdout6.py), every row of it "holdout" and "holdout6", then
+    the seventh hold-out set (scripts/gold_ja_realdata_holdout7.py), every row of it "holdout" and "holdout7"."""
     from gold_ja_realdata_holdout2 import QUESTIONS_HOLDOUT2
     from gold_ja_realdata_holdout3 import QUESTIONS_HOLDOUT3
     from gold_ja_realdata_holdout4 import QUESTIONS_HOLDOUT4
     from gold_ja_realdata_holdout5 import QUESTIONS_HOLDOUT5
     from gold_ja_realdata_holdout6 import QUESTIONS_HOLDOUT6
+    from gold_ja_realdata_holdout7 import QUESTIONS_HOLDOUT7
     from gold_ja_realdata_tune2 import QUESTIONS_TUNE2
 
     counters = {k: 0 for k in KINDS}
@@ -359,6 +362,11 @@ def numbered_questions():
         counters[row[0]] += 1
         yield (f"rj7-{row[0]}-{counters[row[0]]:02d}", [row[0], "holdout", "holdout6"],
                ("issue-11 sixth fresh hold-out (hand-written from page text)", "2026-12-07T02:30:00Z"), row)
+    counters = {k: 0 for k in KINDS}
+    for row in QUESTIONS_HOLDOUT7:
+        counters[row[0]] += 1
+        yield (f"rj8-{row[0]}-{counters[row[0]]:02d}", [row[0], "holdout", "holdout7"],
+               ("issue-11 seventh fresh hold-out (hand-written from page text)", "2026-12-07T07:30:00Z"), row)
 
 
 def main() -> int:
