@@ -1,6 +1,6 @@
-"""The forms benchmark's registry forms (bench/forms_extra.tsv to forms_extra4.tsv, all spent hold-outs and
-tune forms now, sources registry to registry4) and its clean hold-out halves (NEW_HALVES: new5, from
-bench/forms_extra5.tsv): each manifest names real registry forms by hash, each half or source takes the forms of
+"""The forms benchmark's registry forms (bench/forms_extra.tsv to forms_extra5.tsv, all spent hold-outs and
+tune forms now, sources registry to registry5) and its clean hold-out halves (NEW_HALVES, empty until the
+next set is gathered): each manifest names real registry forms by hash, each half or source takes the forms of
 its own manifest, and no form of a new half is ever named in what the benchmark prints. Only hashes are read
 here, never a score."""
 from __future__ import annotations
@@ -98,7 +98,8 @@ def test_each_new_half_takes_the_forms_of_its_own_manifest(tmp_path, monkeypatch
 def test_the_spent_second_hold_out_is_tune_with_its_own_source(tmp_path, monkeypatch):
     assert "new2" not in bf.NEW_HALVES and "new3" not in bf.NEW_HALVES  # read once at stops 32 and 33: spent
     assert bf.TUNE_MANIFESTS == {"registry": bf.EXTRA_MANIFEST, "registry2": bf.EXTRA_MANIFEST2,
-                                 "registry3": bf.EXTRA_MANIFEST3, "registry4": bf.EXTRA_MANIFEST4}
+                                 "registry3": bf.EXTRA_MANIFEST3, "registry4": bf.EXTRA_MANIFEST4,
+                                 "registry5": bf.EXTRA_MANIFEST5}
     one, two = tmp_path / "one", tmp_path / "two"
     one.mkdir(), two.mkdir()
     monkeypatch.setitem(bf.TUNE_MANIFESTS, "registry", _manifest(tmp_path / "1.tsv", {"a.pdf": _pdf(one / "a.pdf", "a")}))
@@ -186,7 +187,7 @@ def test_the_fifth_hold_out_manifest_is_well_formed_and_apart_from_the_others():
     earlier = [row for name in ("forms_extra.tsv", "forms_extra2.tsv", "forms_extra3.tsv", "forms_extra4.tsv")
                for row in _rows(bf.ROOT / "bench" / name)]
     # four forms only: the registries searched at stop 35 held no more that were not twins (docstring)
-    _apart_from_earlier_sets(_rows(bf.NEW_HALVES["new5"]), earlier, forms=4, packages=2)
+    _apart_from_earlier_sets(_rows(bf.EXTRA_MANIFEST5), earlier, forms=4, packages=2)
 
 
 def test_the_fetched_fifth_set_has_the_manifest_hashes():
@@ -194,24 +195,27 @@ def test_the_fetched_fifth_set_has_the_manifest_hashes():
     folder = Path(os.environ.get("RLI_EXTRA_FORMS5", "/tmp/fx5/forms"))
     if not folder.is_dir():
         pytest.skip(f"fifth set not fetched at {folder} (fetch commands: docstring of bench/forms.py)")
-    found = extra_forms(folder, bf.NEW_HALVES["new5"])
-    assert [p.name for p in found] == [row[0] for row in _rows(bf.NEW_HALVES["new5"])]
+    found = extra_forms(folder, bf.EXTRA_MANIFEST5)
+    assert [p.name for p in found] == [row[0] for row in _rows(bf.EXTRA_MANIFEST5)]
 
 
-def test_the_fifth_hold_out_has_its_option_and_half():
-    assert bf.NEW_HALVES == {"new5": bf.ROOT / "bench" / "forms_extra5.tsv"}
-    assert "new5" not in bf.TUNE_MANIFESTS
-    args = bf.build_parser().parse_args(["--extra-forms5", "/somewhere", "--half", "new5"])
-    assert args.extra_forms5 == Path("/somewhere") and args.extra_forms4 is None and args.half == "new5"
+def test_the_spent_fifth_hold_out_keeps_its_option_and_is_tune_with_its_own_source():
+    assert bf.NEW_HALVES == {}  # new5 read once at stop 35: spent
+    assert bf.TUNE_MANIFESTS["registry5"] == bf.EXTRA_MANIFEST5
+    args = bf.build_parser().parse_args(["--extra-forms5", "/somewhere", "--half", "tune"])
+    assert args.extra_forms5 == Path("/somewhere") and args.extra_forms4 is None and args.half == "tune"
+    with pytest.raises(SystemExit):  # no half new5 any more
+        bf.build_parser().parse_args(["--half", "new5"])
 
 
-def test_no_form_of_the_fifth_hold_out_is_named_in_the_summary_or_the_audit():
+def test_no_form_of_the_fifth_hold_out_is_named_in_the_summary_or_the_audit(monkeypatch):
     def row(form: str, half: str) -> Row:
         score = Score(f"fast flattened {form}", truth=2, predicted=2, matched=1)
         score.audit = Audit(values=2, in_box=1, unprinted=[f"field name only: {form} key"])
         return Row(form, half, "fast", "filled", score)
 
-    names = [r[0] for r in _rows(bf.NEW_HALVES["new5"])]
+    monkeypatch.setitem(bf.NEW_HALVES, "new5", bf.EXTRA_MANIFEST5)  # as it was until its read
+    names = [r[0] for r in _rows(bf.EXTRA_MANIFEST5)]
     rows = [row("studied.pdf", "tune")] + [row(name, "new5") for name in names]
     text = "\n".join(summary(rows, show_hold_out=True) + audit_report(rows, show_hold_out=True))
     assert "studied.pdf" in text and "new5     SUM of the new5 forms" in text
