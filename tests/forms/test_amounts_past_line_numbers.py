@@ -14,6 +14,17 @@ LINES = (("Interest Income From Obligations of Other States", "1,234.56"),
          ("Federal Net Operating Loss Deduction", "7,004"))
 
 
+def _numbered_lines(page: pymupdf.Page, first: int) -> None:
+    """LINES from number `first` on: the number, the caption (Times 8), the number printed again at
+    x = 440, and the amount widget past it (Helvetica 12)."""
+    for i, (caption, amount) in enumerate(LINES):
+        y, number = 160 + 32 * i, first + i
+        page.insert_text((40, y), f"{number}.", fontsize=8, fontname="tiro")
+        page.insert_text((52, y), caption, fontsize=8, fontname="tiro")
+        page.insert_text((440, y), f"{number}.", fontsize=8, fontname="tiro")
+        add_text_widget(page, f"line{number}", pymupdf.Rect(454, y - 13, 575, y + 4), amount, 12)
+
+
 def _schedule_without_boxes() -> bytes:
     """A header of three colon captions with their widgets, then three numbered lines whose amount
     widgets (Helvetica 12) sit past the line number printed again at x = 440 (Times 8)."""
@@ -22,12 +33,7 @@ def _schedule_without_boxes() -> bytes:
     for k, caption in enumerate(("Name:", "SSN:", "Date:")):
         page.insert_text((40 + 180 * k, 110), caption, fontsize=8, fontname="tiro")
         add_text_widget(page, f"h{k}", pymupdf.Rect(70 + 180 * k, 100, 200 + 180 * k, 114), "K9", 10)
-    for i, (caption, amount) in enumerate(LINES):
-        y = 160 + 32 * i
-        page.insert_text((40, y), f"{i + 1}.", fontsize=8, fontname="tiro")
-        page.insert_text((52, y), caption, fontsize=8, fontname="tiro")
-        page.insert_text((440, y), f"{i + 1}.", fontsize=8, fontname="tiro")
-        add_text_widget(page, f"line{i + 1}", pymupdf.Rect(454, y - 13, 575, y + 4), amount, 12)
+    _numbered_lines(page, first=1)
     doc.bake()
     return doc.tobytes()
 
@@ -46,12 +52,7 @@ def _schedule_continued() -> bytes:
     a colon there, no box is drawn)."""
     doc = pymupdf.open(stream=_schedule_without_boxes(), filetype="pdf")
     page = doc.new_page(width=612, height=792)
-    for i, (caption, amount) in enumerate(LINES):
-        y = 160 + 32 * i
-        page.insert_text((40, y), f"{i + 17}.", fontsize=8, fontname="tiro")
-        page.insert_text((52, y), caption, fontsize=8, fontname="tiro")
-        page.insert_text((440, y), f"{i + 17}.", fontsize=8, fontname="tiro")
-        add_text_widget(page, f"line{i + 17}", pymupdf.Rect(454, y - 13, 575, y + 4), amount, 12)
+    _numbered_lines(page, first=17)
     doc.bake()
     return doc.tobytes()
 
@@ -68,12 +69,7 @@ def _lines_alone() -> bytes:
     """The numbered lines alone on their page: no caption ends in a colon, no box is drawn."""
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
-    for i, (caption, amount) in enumerate(LINES):
-        y = 160 + 32 * i
-        page.insert_text((40, y), f"{i + 1}.", fontsize=8, fontname="tiro")
-        page.insert_text((52, y), caption, fontsize=8, fontname="tiro")
-        page.insert_text((440, y), f"{i + 1}.", fontsize=8, fontname="tiro")
-        add_text_widget(page, f"line{i + 1}", pymupdf.Rect(454, y - 13, 575, y + 4), amount, 12)
+    _numbered_lines(page, first=1)
     doc.bake()
     return doc.tobytes()
 

@@ -134,24 +134,6 @@ def test_no_form_of_a_new_half_is_named_in_the_summary_or_the_audit(monkeypatch)
     assert "new3     SUM of the new3 forms" in text
 
 
-def test_the_fetched_second_hold_out_has_the_manifest_hashes():
-    """Where the forms were fetched (docstring of bench/forms.py), every one is there with its hash."""
-    folder = Path(os.environ.get("RLI_EXTRA_FORMS2", "/tmp/fx2/forms"))
-    if not folder.is_dir():
-        pytest.skip(f"second hold-out not fetched at {folder}")
-    found = extra_forms(folder, bf.EXTRA_MANIFEST2)
-    assert [p.name for p in found] == [row[0] for row in _rows(bf.EXTRA_MANIFEST2)]
-
-
-def test_the_fetched_third_hold_out_has_the_manifest_hashes():
-    """Where the third set was fetched (docstring of bench/forms.py), every form is there with its hash."""
-    folder = Path(os.environ.get("RLI_EXTRA_FORMS3", "/tmp/fx3/forms"))
-    if not folder.is_dir():
-        pytest.skip(f"third set not fetched at {folder}")
-    found = extra_forms(folder, bf.EXTRA_MANIFEST3)
-    assert [p.name for p in found] == [row[0] for row in _rows(bf.EXTRA_MANIFEST3)]
-
-
 def test_the_spent_third_hold_out_keeps_its_option_and_is_tune():
     args = bf.build_parser().parse_args(["--extra-forms3", "/somewhere", "--half", "tune"])
     assert args.extra_forms3 == Path("/somewhere") and args.extra_forms2 is None and args.half == "tune"
@@ -163,15 +145,6 @@ def test_the_fourth_hold_out_manifest_is_well_formed_and_apart_from_the_others()
     earlier = [row for name in ("forms_extra.tsv", "forms_extra2.tsv", "forms_extra3.tsv")
                for row in _rows(bf.ROOT / "bench" / name)]
     _apart_from_earlier_sets(_rows(bf.EXTRA_MANIFEST4), earlier, forms=10, packages=6)
-
-
-def test_the_fetched_fourth_set_has_the_manifest_hashes():
-    """Where the fourth set was fetched (docstring of bench/forms.py), every form is there with its hash."""
-    folder = Path(os.environ.get("RLI_EXTRA_FORMS4", "/tmp/fx4/forms"))
-    if not folder.is_dir():
-        pytest.skip(f"fourth set not fetched at {folder} (fetch commands: docstring of bench/forms.py)")
-    found = extra_forms(folder, bf.EXTRA_MANIFEST4)
-    assert [p.name for p in found] == [row[0] for row in _rows(bf.EXTRA_MANIFEST4)]
 
 
 def test_the_spent_fourth_hold_out_keeps_its_option_and_is_tune_with_its_own_source():
@@ -188,15 +161,6 @@ def test_the_fifth_hold_out_manifest_is_well_formed_and_apart_from_the_others():
                for row in _rows(bf.ROOT / "bench" / name)]
     # four forms only: the registries searched at stop 35 held no more that were not twins (docstring)
     _apart_from_earlier_sets(_rows(bf.EXTRA_MANIFEST5), earlier, forms=4, packages=2)
-
-
-def test_the_fetched_fifth_set_has_the_manifest_hashes():
-    """Where the fifth set was fetched (docstring of bench/forms.py), every form is there with its hash."""
-    folder = Path(os.environ.get("RLI_EXTRA_FORMS5", "/tmp/fx5/forms"))
-    if not folder.is_dir():
-        pytest.skip(f"fifth set not fetched at {folder} (fetch commands: docstring of bench/forms.py)")
-    found = extra_forms(folder, bf.EXTRA_MANIFEST5)
-    assert [p.name for p in found] == [row[0] for row in _rows(bf.EXTRA_MANIFEST5)]
 
 
 def test_the_spent_fifth_hold_out_keeps_its_option_and_is_tune_with_its_own_source():
@@ -220,3 +184,15 @@ def test_no_form_of_the_fifth_hold_out_is_named_in_the_summary_or_the_audit(monk
     text = "\n".join(summary(rows, show_hold_out=True) + audit_report(rows, show_hold_out=True))
     assert "studied.pdf" in text and "new5     SUM of the new5 forms" in text
     assert not any(Path(name).stem in text for name in names)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_each_fetched_set_has_the_manifest_hashes(n):
+    """Where a registry set was fetched (docstring of bench/forms.py: /tmp/fxN/forms, or RLI_EXTRA_FORMSN),
+    every form of its manifest is there with its hash."""
+    manifest = bf.ROOT / "bench" / f"forms_extra{n}.tsv"
+    folder = Path(os.environ.get(f"RLI_EXTRA_FORMS{n}", f"/tmp/fx{n}/forms"))
+    if not folder.is_dir():
+        pytest.skip(f"set {n} not fetched at {folder} (fetch commands: docstring of bench/forms.py)")
+    found = extra_forms(folder, manifest)
+    assert [p.name for p in found] == [row[0] for row in _rows(manifest)]
