@@ -13,6 +13,7 @@ from typing import Any, Iterable, Mapping
 
 from core.categories import Category
 from core.geometry import contains
+from core.memo import page_memo
 from core.model import BBox, Document, FrozenMap, Page, thaw
 
 C = Category
@@ -72,7 +73,9 @@ def _merge(segs: Iterable[tuple[float, float, float]], tol: float = 1.2) -> tupl
     return tuple((p, a, b) for p, a, b in out if b - a >= 4)
 
 
-_RULINGS_CACHE: dict[tuple[str, int, int], Rulings] = {}
+# by the page object itself (core.memo holds it, so its id is never reused while the entry lives: a
+# dict keyed by (doc_id, number, id(page)) served a freed page's rulings to a new page that got its id)
+_RULINGS = page_memo(256)
 
 
 def _stored_page_rulings(stored: Any, page_key: str) -> Any:
@@ -85,10 +88,10 @@ def _stored_page_rulings(stored: Any, page_key: str) -> Any:
 
 def page_rulings(doc: Document, page: Page) -> Rulings:
     """The page's strokes: from the Document's meta `rulings` (ingest), plus rule-like elements."""
-    key = (doc.doc_id, page.number, id(page))
-    cached = _RULINGS_CACHE.get(key)
-    if cached is not None:
-        return cached
+    return _RULINGS.get(page, doc.doc_id, lambda: _read_page_rulings(doc, page))
+
+
+def _read_page_rulings(doc: Document, page: Page) -> Rulings:
     h: list[tuple[float, float, float]] = []
     v: list[tuple[float, float, float]] = []
     mine = _stored_page_rulings(doc.meta_value("rulings"), str(page.number))
@@ -106,11 +109,7 @@ def page_rulings(doc: Document, page: Page) -> Rulings:
             x0, y0, x1, y1 = e.bbox
             h += [(y0, x0, x1), (y1, x0, x1)]
             v += [(x0, y0, y1), (x1, y0, y1)]
-    result = Rulings(_merge(h), _merge(v))
-    if len(_RULINGS_CACHE) > 256:
-        _RULINGS_CACHE.clear()
-    _RULINGS_CACHE[key] = result
-    return result
+    return Rulings(_merge(h), _merge(v))
 
 
 def cell_at(r: Rulings, x: float, y: float, max_w: float = 600, max_h: float = 260) -> BBox | None:

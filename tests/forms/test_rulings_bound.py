@@ -43,3 +43,18 @@ def test_the_indexed_lookup_answers_as_a_walk_over_every_stroke():
         x1 = x0 + rng.uniform(0, 30)
         walk = any(abs(sy - y) <= 2.5 and a <= x0 + 2.5 and b >= x1 - 2.5 for sy, a, b in h)
         assert r.covers_h(y, x0, x1) == walk
+
+
+def test_a_new_page_never_gets_the_rulings_of_a_freed_page_that_had_its_id():
+    """Failed before: rulings were cached by (doc_id, page number, id(page)); a page freed and a new
+    one made in its memory got the old page's strokes (test_pairing's cell form read no field when
+    an earlier test's page of the same doc_id had left its rulings there)."""
+    from core.forms.rulings import page_rulings
+    from core.model import Document, Page
+
+    for k in range(60):  # CPython hands a freed object's memory to the next one made: ids recur
+        y = 100.0 + k
+        rulings = {"1": {"h": ((y, 36.0, 577.0),), "v": ()}}
+        doc = Document("0123456789abcdef", "x.pdf", "0" * 64, "fast", (Page(1, 612, 792),), meta=(("rulings", rulings),))
+        assert [h[0] for h in page_rulings(doc, doc.pages[0]).h] == [y]
+        del doc
