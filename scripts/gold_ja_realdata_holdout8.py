@@ -9,8 +9,8 @@ another rj9 quote (standalone pymupdf check over the 60 rows: longest shared run
 tests/evaluation/test_gold_realdata.py asserts it). So the set favours what the earlier rows use little:
 the 本編's running text on pages 3, 4, 9 and 11-13, its footnotes on pages 5, 14, 17, 19, 20, 25 and 30, its
 lists on pages 14, 15, 18, 24, 26 and 33 and four cells of 表1 (page 22) left unasked; the 概要 deck's
-diagrams on pages 6, 7, 9, 10, 12, 16 and 17, its 指針/内容 table (pages 13-14) and its lists on pages 13
-and 16-21; the white paper's body on pages 4, 5, 8 and 9, five cells of its risk table (page 2), the caption
+diagrams on pages 6, 7, 9, 10, 12, 16 and 17, its 指針/内容 table (pages 13-14) and its lists on pages 13,
+16-18, 20 and 21; the white paper's body on pages 4, 5, 8 and 9, five cells of its risk table (page 2), the caption
 of its parameter chart (page 3) and its footnotes on pages 7 and 8. The Miyazawa preface gets two rows from
 runs of its page no earlier quote covers. The 極洋 statement gets none: every cell run of 11+ characters
 is quoted already (only its page header is left). Kinds are what the quote is on the page: table = cells
@@ -65,8 +65,8 @@ QUESTIONS_HOLDOUT8 = [
      '計算リソースの需要も拡大しており、結果として、データセンターが', '計算リソースの需要（その結果データセンターが増大する）'),
     ('table', 'WP', 2, '課題の表で、生成AIで特に顕在化したリスクの最初に挙がっている項目は何か。',
      '生成AIで 特に顕在化 したリスク 悪用', '悪用'),
-    ('table', 'GAI', 13, '概要資料の指針の表で、公平性について、AIの出力結果が公平性を欠かないようにどんな使い方を避けるとしているか。',
-     'AIの出力結果が公平性を欠くことがないよう、AIに単独で', 'AIに単独で判断させること（適切なタイミングで人間の判断を介在させる）'),
+    ('table', 'GAI', 13, '概要資料の指針の表で、公平性を欠く出力を防ぐために、AIの判断をどう扱うとしているか。',
+     'AIの出力結果が公平性を欠くことがないよう、AIに単独で', 'AIに単独で判断させるだけでなく、適切なタイミングで人間の判断を介在させる'),
     ('table', 'GAI', 13, '共通の指針の表で、プライバシー保護はどの程度の対応を取るとされているか。',
      '保護されるよう、その重要性に応じた 対応を取る', 'その重要性に応じた対応'),
     ('table', 'GAI', 14, '概要資料の表で、透明性について、情報提供はどんな範囲で行うとされているか。',
@@ -92,7 +92,7 @@ QUESTIONS_HOLDOUT8 = [
      '1) 人間中心 3) 公平性 2) 安全性 4) プライバシー 保護 5) セキュリティ 確保', '人間中心、安全性、公平性、プライバシー保護、セキュリティ確保'),
     ('figure', 'GAI', 12, '共通の指針の共通要素を抜き出した元の文書のうち、G7の広島プロセスで作られたものは何か。',
      '広島AIプロセス 包括的政策枠組み', '広島AIプロセス包括的政策枠組み'),
-    ('figure', 'GAI', 17, 'AI開発者に関する事項のページ上部の流れ図では、開発からどんな段階へと進むように描かれているか。',
+    ('figure', 'GAI', 17, '概要資料のAI開発者に関する事項のページ上部にある流れ図には、どんな段階が並んでいるか。',
      'システム への実装 提供 利用 データ前 処理・学習 開発', 'データ前処理・学習、開発、システムへの実装、提供、利用'),
     ('figure', 'WP', 3, '白書で国内外のLLMの規模を比べた図は、何という題か。',
      '図表Ⅰ-4-1-2 各モデルのパラメータ数', '図表Ⅰ-4-1-2「各モデルのパラメータ数」'),
