@@ -26,8 +26,10 @@ figures are read) is hold-out data only as well: tags [kind, "holdout", "holdout
 [kind, "holdout", "holdout4"]; so is the fifth (scripts/gold_ja_realdata_holdout5.py, ids rj6-<kind>-NN,
 written fresh when the fourth was spent): tags [kind, "holdout", "holdout5"]; so is the sixth
 (scripts/gold_ja_realdata_holdout6.py, ids rj7-<kind>-NN, written fresh when the fifth was spent): tags
-[kind, "holdout", "holdout6"]; and so is the seventh (scripts/gold_ja_realdata_holdout7.py, ids rj8-<kind>-NN,
-written fresh to be read once the sixth is spent): tags [kind, "holdout", "holdout7"].
+[kind, "holdout", "holdout6"]; so is the seventh (scripts/gold_ja_realdata_holdout7.py, ids rj8-<kind>-NN,
+written fresh to be read once the sixth is spent): tags [kind, "holdout", "holdout7"]; and so is the eighth
+(scripts/gold_ja_realdata_holdout8.py, ids rj9-<kind>-NN, written fresh when the seventh was spent): tags
+[kind, "holdout", "holdout8"].
 
     python3 scripts/gold_ja_realdata.py [--check]      # --check: verify only, write nothing
 """
@@ -317,13 +319,15 @@ def numbered_questions():
     the fourth hold-out set (scripts/gold_ja_realdata_holdout4.py), every row of it "holdout" and "holdout4", then
     the fifth hold-out set (scripts/gold_ja_realdata_holdout5.py), every row of it "holdout" and "holdout5", then
     the sixth hold-out set (scripts/gold_ja_realdata_holdout6.py), every row of it "holdout" and "holdout6", then
-    the seventh hold-out set (scripts/gold_ja_realdata_holdout7.py), every row of it "holdout" and "holdout7"."""
+    the seventh hold-out set (scripts/gold_ja_realdata_holdout7.py), every row of it "holdout" and "holdout7", then
+    the eighth hold-out set (scripts/gold_ja_realdata_holdout8.py), every row of it "holdout" and "holdout8"."""
     from gold_ja_realdata_holdout2 import QUESTIONS_HOLDOUT2
     from gold_ja_realdata_holdout3 import QUESTIONS_HOLDOUT3
     from gold_ja_realdata_holdout4 import QUESTIONS_HOLDOUT4
     from gold_ja_realdata_holdout5 import QUESTIONS_HOLDOUT5
     from gold_ja_realdata_holdout6 import QUESTIONS_HOLDOUT6
     from gold_ja_realdata_holdout7 import QUESTIONS_HOLDOUT7
+    from gold_ja_realdata_holdout8 import QUESTIONS_HOLDOUT8
     from gold_ja_realdata_tune2 import QUESTIONS_TUNE2
 
     counters = {k: 0 for k in KINDS}
@@ -367,6 +371,11 @@ def numbered_questions():
         counters[row[0]] += 1
         yield (f"rj8-{row[0]}-{counters[row[0]]:02d}", [row[0], "holdout", "holdout7"],
                ("issue-11 seventh fresh hold-out (hand-written from page text)", "2026-12-07T07:30:00Z"), row)
+    counters = {k: 0 for k in KINDS}
+    for row in QUESTIONS_HOLDOUT8:
+        counters[row[0]] += 1
+        yield (f"rj9-{row[0]}-{counters[row[0]]:02d}", [row[0], "holdout", "holdout8"],
+               ("issue-11 eighth fresh hold-out (hand-written from page text)", "2026-12-07T12:30:00Z"), row)
 
 
 def main() -> int:
