@@ -262,6 +262,7 @@ class Score:
     misses: list[str] = field(default_factory=list)
     extras: list[str] = field(default_factory=list)
     wrong_states: list[str] = field(default_factory=list)
+    wrong_keys: list[str] = field(default_factory=list)  # matched values whose key is not the widget path's label
     audit: "Audit | None" = None  # what the baked page prints of its truth (real forms only)
     ingest: "IngestAudit | None" = None  # what ingest reads of that print (real forms only)
 
@@ -363,6 +364,8 @@ def score(name: str, truths: list[Truth], fields: Sequence[FormField], keys_from
         expected_key = t.key if keys_from is None else keys_from[ti]
         if norm(f.key) == norm(expected_key):
             s.key_agree += 1
+        else:
+            s.wrong_keys.append(f"p{t.page} {f.value[:24]!r} keyed {f.key[:40]!r}, label {expected_key[:40]!r}")
         if not t.is_mark and not t.value:
             s.empty_matched += 1
     for ti, t in enumerate(truths):
@@ -1006,9 +1009,10 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(ingest_report([(f"{r.engine} {r.variant} {r.form}", r.half, r.score.ingest)
                                    for r in rows if r.score.ingest is not None and r.variant == "filled"])))
     for s in results:
-        if s.name not in quiet and (s.misses or s.extras or s.wrong_states):
+        if s.name not in quiet and (s.misses or s.extras or s.wrong_states or s.wrong_keys):
             print(f"\n--- {s.name}")
-            for title, items in (("missed", s.misses), ("extra", s.extras), ("wrong state", s.wrong_states)):
+            for title, items in (("missed", s.misses), ("extra", s.extras), ("wrong state", s.wrong_states),
+                                 ("wrong key", s.wrong_keys)):
                 for item in items[: args.misses]:
                     print(f"  {title}: {item}")
                 if len(items) > args.misses:

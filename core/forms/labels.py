@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 from typing import Sequence
 
 from core.categories import Category
@@ -344,7 +345,7 @@ def font_family(font: str) -> str:
     return re.split(r"[-,+]", font.split("+")[-1])[0].lower().removesuffix("mt").removesuffix("ps")
 
 
-def _short_typed_line(v: Unit) -> bool:
+def short_typed_line(v: Unit) -> bool:
     """One short line with a known font: what a filler types into a field (a paragraph is print)."""
     return bool(v.font) and len(v.text.strip()) <= MAX_KEY_CHARS * 1.6 and "\n" not in v.text.strip()
 
@@ -361,7 +362,7 @@ def lone_typed_units(texts: Sequence[Unit], rulings: Rulings) -> list[tuple[BBox
     across each wall; a figure's node labels share the caption's or the body's font."""
     held: list[tuple[BBox, Unit]] = []
     for v in texts:
-        if not _short_typed_line(v):
+        if not short_typed_line(v):
             continue
         # a value typed into a comb runs across its cells' walls: the comb is its box
         box = frame_of(rulings, v.bbox) or cell_at(rulings, (v.bbox[0] + v.bbox[2]) / 2, (v.bbox[1] + v.bbox[3]) / 2)
@@ -393,7 +394,7 @@ def lines_on_blanks(texts: Sequence[Unit], rulings: Rulings) -> list[Unit]:
     long as its rule."""
     on: list[Unit] = []
     for v in texts:
-        if not _short_typed_line(v) or sum(ch.isalnum() for ch in v.text) < 2:
+        if not short_typed_line(v) or sum(ch.isalnum() for ch in v.text) < 2:
             continue
         width, h = v.bbox[2] - v.bbox[0], v.height
         if cell_at(rulings, (v.bbox[0] + v.bbox[2]) / 2, (v.bbox[1] + v.bbox[3]) / 2) is not None:
@@ -417,10 +418,25 @@ def captioned_lines_in_own_font(texts: Sequence[Unit]) -> int:
 def typed_caption(v: Unit, texts: Sequence[Unit]) -> Unit | None:
     """The caption `v` was typed beside or under, when `v` is a short line set in another family than
     that caption (what typed_families counts), else None."""
-    if not _short_typed_line(v) or sum(ch.isalnum() for ch in v.text) < 2 or v.category is Category.TITLE:
+    if not short_typed_line(v) or sum(ch.isalnum() for ch in v.text) < 2 or v.category is Category.TITLE:
         return None  # a formula's "=" in a math font, a title in a display face: print, not typing
     return next((u for u in _captions_of(v, texts) if u.font and key_like(u, True, LONG_KEY_CHARS)
                  and font_family(u.font) != font_family(v.font)), None)
+
+
+DOT_LEADER_END = re.compile(r"(?:\s*[.．・…‥]){3,}\s*$")
+
+
+def printed_caption(v: Unit, texts: Sequence[Unit], typed: frozenset[str]) -> Unit | None:
+    """The caption a typed line `v` sits after or under, printed in none of the page's typed faces
+    (another typed value is no caption), read past a dot leader ("2. Total doctor expenses ....")."""
+    for u in _captions_of(v, texts):
+        if not u.font or font_family(u.font) in typed:
+            continue
+        bare = replace(u, text=DOT_LEADER_END.sub("", u.text))
+        if key_like(bare, True, LONG_KEY_CHARS):
+            return u
+    return None
 
 
 def _captions_of(v: Unit, texts: Sequence[Unit]) -> list[Unit]:
@@ -482,7 +498,7 @@ def typed_lines(texts: Sequence[Unit]) -> set[str]:
     typed = {v.id for v in texts if typed_caption(v, texts) is not None}
     fresh = set(typed)
     while fresh:
-        fresh = {v.id for v in texts if v.id not in typed and _short_typed_line(v)
+        fresh = {v.id for v in texts if v.id not in typed and short_typed_line(v)
                  and any(u.id in fresh for u in _typed_before(v, texts))}
         typed |= fresh
     return typed

@@ -21,7 +21,7 @@ from typing import Sequence
 from core.categories import Category
 from core.forms.labels import (
     COLON_END, LONE_BOXES, LONG_KEY_CHARS, bullet, fillers_of, font_family, key_like, label_candidates, lone_typed_units, mark_label,
-    page_looks_like_form, typed_families, typed_lines,
+    page_looks_like_form, printed_caption, short_typed_line, typed_families, typed_lines,
 )
 from core.forms.rulings import Rulings, cell_at, page_rulings, wall_between
 from core.forms.unit_index import input_boxes
@@ -112,7 +112,25 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
         return kept
     framed = _framed_values(texts, rulings, taken_now)
     taken_now |= {p.value.id for p in framed}
-    return kept + framed + [Pair("text", None, u, 0.5) for uid, u in typed_boxed.items() if uid not in taken_now]
+    lone = [Pair("text", None, u, 0.5) for uid, u in typed_boxed.items() if uid not in taken_now]
+    taken_now |= {p.value.id for p in lone}
+    return kept + framed + lone + _typed_leftovers(texts, typed, taken_now | used)
+
+
+def _typed_leftovers(texts: Sequence[Unit], typed: frozenset[str], taken: set[str]) -> list[Pair]:
+    """Lines set in one of the page's typed faces that no rule above took: values a filler typed,
+    whatever the caption's place (under a caption that took an empty box beside it, after a dot
+    leader and a "$", in a grid the parser read as one table). The face is the evidence: a family is
+    typed only when most of its lines sit beside or under a caption in another face
+    (labels.typed_families), so a report's or a form's own print never qualifies. The key is the caption
+    the printed caption the line was typed beside or under, when one is found; keyless otherwise."""
+    out = []
+    for u in texts:
+        if u.id in taken or not u.font or font_family(u.font) not in typed or COLON_END.search(u.text) \
+                or not short_typed_line(u) or not strip_mark_glyphs(u.text).strip():
+            continue
+        out.append(Pair("text", printed_caption(u, texts, typed), u, 0.5))
+    return out
 
 
 def _typed_beside_captions(texts: Sequence[Unit], typed: frozenset[str]) -> set[str]:
