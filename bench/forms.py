@@ -203,15 +203,19 @@ mirror (404, exit code 100: libitext5-java's), which does not matter, only the .
 
     mkdir -p /tmp/fx6/refetch && cd /tmp/fx6/refetch
     for p in pdf.js=2.14.305+dfsg-2 cups-filters=1.28.17-3+deb12u2 qpdf=11.3.0-1+deb12u1 \
-             libitext5-java=5.5.13.3-2 okular=4:22.12.3-1+deb12u1 libpdfbox2-java=2.0.27-2; do
+             libitext5-java=5.5.13.3-2 okular=4:22.12.3-1+deb12u1 libpdfbox2-java=2.0.27-2 \
+             libreoffice=4:7.4.7-1+deb12u14 chromium=150.0.7871.100-1~deb12u1; do
         apt-get source --download-only $p; done
-    for f in *.orig.tar.gz *.orig.tar.xz; do tar xf $f; done
     mkdir -p DIR
     tail -n +2 REPO/bench/forms_extra6.tsv | while read -r file registry package version path sha; do
-        cp "$path" "DIR/$file"; done
+        tar xf "$(ls ${package}_*.orig.tar.?z)" "$path" && cp "$path" "DIR/$file"; done
 
-Ten forms from six Debian source packages (at most three from one), each with four writable text widgets or more
-(4-94): Luxembourg's modèle 160 salary certificate for 2019 (French, 58 text widgets, push buttons and a radio
+(libreoffice's sources are 600 MB, three tarballs, of which only the main one, 265 MB, is read; chromium's .orig
+tarball is 941 MB; tar reads only the forms' paths. The versions are the ones bookworm served at stop 36: a security
+update may replace a +debNuN or ~debNuN version on the mirror, and apt-get then refuses it.)
+
+Thirteen forms from eight Debian source packages (at most three from one), each with three writable text widgets or
+more (3-94): Luxembourg's modèle 160 salary certificate for 2019 (French, 58 text widgets, push buttons and a radio
 group) and a three-page French CERFA 14411*01 health-insurance form (94 text widgets, check boxes), both test files
 of pdf.js 2.14.305; cups-filters' banner-page task information form (17 text widgets); three of libitext5-java
 5.5.13.3's test forms: a film data sheet (4 text widgets, 19 radio options, 9 check boxes), Washington State's
@@ -219,18 +223,28 @@ three-page certification of enrollment for tobacco product manufacturers (25 tex
 a two-page appointment form (text widgets and two combo boxes); qpdf 11.3.0's sample form (names and address, combo
 boxes, check boxes) and its two-page field test (text, radio, check, combo and list widgets); okular 22.12.3's
 AFSimpleCalculate test (sum, average, product, minimum, maximum boxes); PDFBox 2.0.27's AcroFormsBasicFields test
-(every widget kind). Mostly test forms of PDF tools: two government forms (Luxembourg, France), one US state form,
-no tax return, no Japanese form (no Japanese text in any form-bearing file found). None has the hash or the name of
-a file in pdfs/forms, widget_corpus or forms_extra1-5, none shares more than 0.15 of its printed words
-(`printed_words`, Jaccard) with one of those (at most 0.096: the Washington form with PyMuPDF's test_4114) or with
-another of the ten (at most 0.068: the two French forms). Searched: the .orig tarballs of pdf.js, qpdf, okular,
-libpdfbox2-java, libitext5-java, cups-filters (the six used), pypdf 3.4.1 (its SF424_page2 and libreoffice-form are
-in earlier sets), pikepdf 6.0.0, mupdf, pdfminer, poppler, pdfsam, libharu, libpodofo, libcam-pdf-perl,
-libpdf-api2-perl, libpdf-fdf-simple-perl, origami-pdf, tcpdf and texworks (no PDF with three writable text widgets;
-none of the 101 files of these tarballs that have three holds a Japanese word); evince, atril, pdftk-java, pymupdf,
-pypdf2, ocrmypdf, python-reportlab, libpdf-builder-perl, ruby-pdf-reader, ruby-prawn, emacs-pdf-tools and xournalpp
-could not be fetched (their .orig tarballs 404 on the mirror); libreoffice (600 MB) and texlive-extra (2.3 GB) were
-not tried. On PyPI, pdfplumber 0.11.10, pypdfform 6.0.1, pypdfform-reducto 3.8.2.6, fillpdf 0.7.3, pyhanko 0.38.0,
+(every widget kind); and a real estate form, the Texas Real Estate Commission's TREC No. 36-8 addendum on a property
+owners association (one page of dense contract text, 5 text widgets, 8 check boxes, 4 signature fields), a test file
+of libreoffice 7.4.7's PDF signing; two of chromium 150's test forms: pdfium's XFA-specific standard_symbols (two
+pages, 17 text widgets each captioned 日期/时间栏, Chinese for "date/time field", beside an English note on a time
+pattern) and chromium's form_text_fields (3 writable text widgets and a read-only one: password, required field).
+Mostly test forms of PDF tools: two government forms (Luxembourg, France), two US state forms (Washington, Texas),
+no tax return, no Japanese form: the only CJK captions found are standard_symbols' Chinese ones, no Japanese text in
+any form-bearing file. None has the hash or the name of a file in pdfs/forms, widget_corpus or forms_extra1-5, none
+shares more than 0.15 of its printed words (`printed_words`, Jaccard) with one of those (at most 0.109: the Texas
+form with pikepdf's form_210966; then 0.096, the Washington form with PyMuPDF's test_4114) or with another of the
+thirteen (at most 0.084: the Texas and Washington forms; the two French forms 0.068). Searched: the .orig tarballs
+of pdf.js, qpdf, okular, libpdfbox2-java, libitext5-java, cups-filters, libreoffice, chromium (the eight used; of
+chromium the 471 PDFs, pdfium's testing/resources and pdf/test/data among them, seven with three text widgets; of
+libreoffice only the 76 PDFs of the main tarball, one with three text widgets), pypdf 3.4.1 (its SF424_page2 and
+libreoffice-form are in earlier sets), pikepdf 6.0.0, mupdf, pdfminer, poppler, pdfsam, libharu, libpodofo,
+libcam-pdf-perl, libpdf-api2-perl, libpdf-fdf-simple-perl, origami-pdf, tcpdf, texworks, calligra, ghostscript,
+gnucash, inkscape and qtwebengine-opensource-src, whose chromium copy has no pdfium test files (no PDF with three
+writable text widgets; of the 109 files of all these tarballs that have three, two hold Chinese characters,
+standard_symbols and static_password_field_rotate, and none a kana); evince, atril, pdftk-java, pymupdf, pypdf2,
+ocrmypdf, python-reportlab, libpdf-builder-perl, ruby-pdf-reader, ruby-prawn, emacs-pdf-tools, xournalpp, scribus,
+kile and jameica could not be fetched (their .orig tarballs 404 on the mirror); texlive-extra (2.3 GB) was not
+tried. On PyPI, pdfplumber 0.11.10, pypdfform 6.0.1, pypdfform-reducto 3.8.2.6, fillpdf 0.7.3, pyhanko 0.38.0,
 pdfforms 2.0.0, PyPDF2-Fields 1.0.1, PyPDF2 3.0.1 and playa-pdf 1.1.0 ship no PDF with three writable text widgets;
 pdfrw-test-data 0.0.1 (pdfrw's static PDFs) cannot be downloaded with pip (its setup.py fails under the setuptools
 tried: the build default, <60, <58, <39). Left out as twins or for the cap of three: pdf.js' resetform (0.176 with
@@ -246,9 +260,11 @@ okular's formSamples (0.176 with pdf.js' issue15096), keystroketest (its caption
 text widgets captioned by format names); PDFBox's MultilineFields (0.240 with AcroFormsBasicFields),
 AcroFormsRotation (0.392 with MultilineFields), AlignmentTests and Acroform-PDFBOX-2333 (one file twice, 36 text
 widgets captioned AlignLeft, AlignLeft-Border_Small ...) and ControlCharacters (captions are control-character
-names). Left out without a check: files with fewer than three writable text widgets (PDFBox's merge tests, itext's
-FlatteningTest/formField_*) or with 0-2 printed words (qpdf's manual-appearances, pdf.js' doc_actions and
-issue14023), whose twins the word test cannot see.
+names); chromium's static_password_field_rotate (54 text widgets captioned by their rotation, "Top Left，90°"),
+links_highlights_annots (its ten words a note on link annotations, no caption), text_form_multiple, annotiter and
+annotation_form_fields (0-3 printed words). Left out without a check: files with fewer than three writable text
+widgets (PDFBox's merge tests, itext's FlatteningTest/formField_*) or with 0-2 printed words (qpdf's
+manual-appearances, pdf.js' doc_actions and issue14023), whose twins the word test cannot see.
 """
 from __future__ import annotations
 

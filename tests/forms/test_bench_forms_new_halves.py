@@ -205,11 +205,11 @@ def test_the_sixth_hold_out_manifest_is_well_formed_and_apart_from_the_others():
     earlier = [row for name in ("forms_extra.tsv", "forms_extra2.tsv", "forms_extra3.tsv", "forms_extra4.tsv",
                                 "forms_extra5.tsv") for row in _rows(bf.ROOT / "bench" / name)]
     rows = _rows(bf.NEW_HALVES["new6"])
-    # ten forms from six Debian source packages, the upstream tarballs' test forms (docstring)
-    _apart_from_earlier_sets(rows, earlier, forms=10, packages=6)
-    assert {row[1] for row in rows} == {"Debian"}
+    # thirteen forms from eight Debian source packages, the upstream tarballs' test forms (docstring)
+    _apart_from_earlier_sets(rows, earlier, forms=13, packages=8)
+    assert len(rows) == 13 and {row[1] for row in rows} == {"Debian"}
     assert {row[2] for row in rows} == {"pdf.js", "cups-filters", "libitext5-java", "qpdf", "okular",
-                                        "libpdfbox2-java"}
+                                        "libpdfbox2-java", "libreoffice", "chromium"}
 
 
 def test_the_sixth_hold_out_has_its_option_and_half():
