@@ -2,7 +2,7 @@
 
     python bench/forms.py [--engine fast|layout|both] [--variant empty|filled|both] [--corpus N] [--misses N] [--wild N]
                           [--extra-forms DIR] [--extra-forms2 DIR] [--extra-forms3 DIR] [--extra-forms4 DIR]
-                          [--extra-forms5 DIR]
+                          [--extra-forms5 DIR] [--extra-forms6 DIR]
 
 Two kinds of ground truth:
 - the sample flattened 申請書 (sample_docs/shinseisho_flat.pdf) against its truth JSON: a pair
@@ -192,6 +192,79 @@ alaffidavitofindigency and altoolbox hold the hashes of forms already used. Left
 forms with no printed word (kinshipconnector's igw.pdf, altoolbox's debts.pdf), whose twins the word test
 cannot see.
 No Japanese form, no tax form.
+
+`--extra-forms6 DIR` adds a sixth clean hold-out half, *new6*, from bench/forms_extra6.tsv, gathered at stop 36
+under the same rules (hash checked, never printed form by form). Its forms come from Debian's source packages, which
+no earlier set searched: the upstream tarballs (`.orig.tar.*`) of bookworm's source packages of PDF tools, whose test
+folders hold forms. `apt-get source` needs a deb-src line (a file in /etc/apt/sources.list.d/ with `Types: deb-src`,
+the URIs, suites and key of the deb line, then `apt-get update`); a package's debian.tar.xz may be missing on the
+mirror (404, exit code 100: libitext5-java's), which does not matter, only the .orig tarball is read. To fetch it
+(DIR, REPO as above):
+
+    mkdir -p /tmp/fx6/refetch && cd /tmp/fx6/refetch
+    for p in pdf.js=2.14.305+dfsg-2 cups-filters=1.28.17-3+deb12u2 qpdf=11.3.0-1+deb12u1 \
+             libitext5-java=5.5.13.3-2 okular=4:22.12.3-1+deb12u1 libpdfbox2-java=2.0.27-2 \
+             libreoffice=4:7.4.7-1+deb12u14 chromium=150.0.7871.100-1~deb12u1; do
+        apt-get source --download-only $p; done
+    mkdir -p DIR
+    tail -n +2 REPO/bench/forms_extra6.tsv | while read -r file registry package version path sha; do
+        tar xf "$(ls ${package}_*.orig.tar.?z)" "$path" && cp "$path" "DIR/$file"; done
+
+(libreoffice's sources are 600 MB, three tarballs, of which only the main one, 265 MB, is read; chromium's .orig
+tarball is 941 MB; tar reads only the forms' paths. The versions are the ones bookworm served at stop 36: a security
+update may replace a +debNuN or ~debNuN version on the mirror, and apt-get then refuses it.)
+
+Thirteen forms from eight Debian source packages (at most three from one), each with three writable text widgets or
+more (3-94): Luxembourg's modèle 160 salary certificate for 2019 (French, 58 text widgets, push buttons and a radio
+group) and a three-page French CERFA 14411*01 health-insurance form (94 text widgets, check boxes), both test files
+of pdf.js 2.14.305; cups-filters' banner-page task information form (17 text widgets); three of libitext5-java
+5.5.13.3's test forms: a film data sheet (4 text widgets, 19 radio options, 9 check boxes), Washington State's
+three-page certification of enrollment for tobacco product manufacturers (25 text widgets on underscored blanks) and
+a two-page appointment form (text widgets and two combo boxes); qpdf 11.3.0's sample form (names and address, combo
+boxes, check boxes) and its two-page field test (text, radio, check, combo and list widgets); okular 22.12.3's
+AFSimpleCalculate test (sum, average, product, minimum, maximum boxes); PDFBox 2.0.27's AcroFormsBasicFields test
+(every widget kind); and a real estate form, the Texas Real Estate Commission's TREC No. 36-8 addendum on a property
+owners association (one page of dense contract text, 5 text widgets, 8 check boxes, 4 signature fields), a test file
+of libreoffice 7.4.7's PDF signing; two of chromium 150's test forms: pdfium's XFA-specific standard_symbols (two
+pages, 17 text widgets each captioned 日期/时间栏, Chinese for "date/time field", beside an English note on a time
+pattern) and chromium's form_text_fields (3 writable text widgets and a read-only one: password, required field).
+Mostly test forms of PDF tools: two government forms (Luxembourg, France), two US state forms (Washington, Texas),
+no tax return, no Japanese form: the only CJK captions found are standard_symbols' Chinese ones, no Japanese text in
+any form-bearing file. None has the hash or the name of a file in pdfs/forms, widget_corpus or forms_extra1-5, none
+shares more than 0.15 of its printed words (`printed_words`, Jaccard) with one of those (at most 0.109: the Texas
+form with pikepdf's form_210966; then 0.096, the Washington form with PyMuPDF's test_4114) or with another of the
+thirteen (at most 0.084: the Texas and Washington forms; the two French forms 0.068). Searched: the .orig tarballs
+of pdf.js, qpdf, okular, libpdfbox2-java, libitext5-java, cups-filters, libreoffice, chromium (the eight used; of
+chromium the 471 PDFs, pdfium's testing/resources and pdf/test/data among them, seven with three text widgets; of
+libreoffice only the 76 PDFs of the main tarball, one with three text widgets), pypdf 3.4.1 (its SF424_page2 and
+libreoffice-form are in earlier sets), pikepdf 6.0.0, mupdf, pdfminer, poppler, pdfsam, libharu, libpodofo,
+libcam-pdf-perl, libpdf-api2-perl, libpdf-fdf-simple-perl, origami-pdf, tcpdf, texworks, calligra, ghostscript,
+gnucash, inkscape and qtwebengine-opensource-src, whose chromium copy has no pdfium test files (no PDF with three
+writable text widgets; of the 109 files of all these tarballs that have three, two hold Chinese characters,
+standard_symbols and static_password_field_rotate, and none a kana); evince, atril, pdftk-java, pymupdf, pypdf2,
+ocrmypdf, python-reportlab, libpdf-builder-perl, ruby-pdf-reader, ruby-prawn, emacs-pdf-tools, xournalpp, scribus,
+kile and jameica could not be fetched (their .orig tarballs 404 on the mirror); texlive-extra (2.3 GB) was not
+tried. On PyPI, pdfplumber 0.11.10, pypdfform 6.0.1, pypdfform-reducto 3.8.2.6, fillpdf 0.7.3, pyhanko 0.38.0,
+pdfforms 2.0.0, PyPDF2-Fields 1.0.1, PyPDF2 3.0.1 and playa-pdf 1.1.0 ship no PDF with three writable text widgets;
+pdfrw-test-data 0.0.1 (pdfrw's static PDFs) cannot be downloaded with pip (its setup.py fails under the setuptools
+tried: the build default, <60, <58, <39). Left out as twins or for the cap of three: pdf.js' resetform (0.176 with
+pdf.js' bug1675139 of the widget corpus), prefilled_f1040 (0.881 with pdf2json's f1040), issue9972-2/-3 (1.00 with
+issue9972-1) and the files of the widget corpus (bug1669099, evaljs, pr12828 ...: same hash); cups-filters'
+form_russian (0.000 by words, but the Russian translation of form_english on its layout); libitext5-java's
+imdb0468569 (0.84 with imdb0948530) and the copies of that film sheet in PdfCopyTest (appearances*,
+cmp_appearances*, cmp_copyFields, fieldsOn*-sPage: 0.70-0.73), cmp_copyFields4 (1.00 with link), sourceCf11, 13 and
+16 (0.91-1.00 with sourceCf12) and large_pdf.pdf (957 pages of a saved web site with HTML form widgets, no form);
+qpdf's test80a1/a2 (0.52 with fields-two-pages) and its many copies of one field test (rotated-shared-annotations,
+form-fields-and-annotations-shared, overlay-copy-annotations ...: 0.40-0.90 with fields-two-pages or each other);
+okular's formSamples (0.176 with pdf.js' issue15096), keystroketest (its captions are JavaScript) and formattest (44
+text widgets captioned by format names); PDFBox's MultilineFields (0.240 with AcroFormsBasicFields),
+AcroFormsRotation (0.392 with MultilineFields), AlignmentTests and Acroform-PDFBOX-2333 (one file twice, 36 text
+widgets captioned AlignLeft, AlignLeft-Border_Small ...) and ControlCharacters (captions are control-character
+names); chromium's static_password_field_rotate (54 text widgets captioned by their rotation, "Top Left，90°"),
+links_highlights_annots (its ten words a note on link annotations, no caption), text_form_multiple, annotiter and
+annotation_form_fields (0-3 printed words). Left out without a check: files with fewer than three writable text
+widgets (PDFBox's merge tests, itext's FlatteningTest/formField_*) or with 0-2 printed words (qpdf's
+manual-appearances, pdf.js' doc_actions and issue14023), whose twins the word test cannot see.
 """
 from __future__ import annotations
 
@@ -747,10 +820,11 @@ EXTRA_MANIFEST2 = ROOT / "bench" / "forms_extra2.tsv"  # half new2 until stop 33
 EXTRA_MANIFEST3 = ROOT / "bench" / "forms_extra3.tsv"  # half new3 until stop 34: tune now, source registry3
 EXTRA_MANIFEST4 = ROOT / "bench" / "forms_extra4.tsv"  # half new4 until stop 35: tune now, source registry4
 EXTRA_MANIFEST5 = ROOT / "bench" / "forms_extra5.tsv"  # half new5, read at stop 35: tune now, source registry5
+EXTRA_MANIFEST6 = ROOT / "bench" / "forms_extra6.tsv"  # half new6, gathered at stop 36 from Debian source packages
 # The clean hold-outs not yet read, each from its own manifest; their forms are never printed one by one.
 # forms_extra.tsv was "new" until stop 32, forms_extra2.tsv "new2" until stop 33, forms_extra3.tsv "new3"
 # until stop 34, forms_extra4.tsv "new4" and forms_extra5.tsv "new5" until stop 35: all tune now.
-NEW_HALVES: dict[str, Path] = {}
+NEW_HALVES: dict[str, Path] = {"new6": EXTRA_MANIFEST6}
 TUNE_MANIFESTS = {"registry": EXTRA_MANIFEST, "registry2": EXTRA_MANIFEST2, "registry3": EXTRA_MANIFEST3,
                   "registry4": EXTRA_MANIFEST4, "registry5": EXTRA_MANIFEST5}  # spent hold-outs, by source
 
@@ -951,6 +1025,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--extra-forms5", type=Path, default=None, metavar="DIR",
                         help="add the forms of bench/forms_extra5.tsv found in DIR to the tune half "
                              "(source registry5: spent as the hold-out new5 at stop 35)")
+    parser.add_argument("--extra-forms6", type=Path, default=None, metavar="DIR",
+                        help="score the forms of bench/forms_extra6.tsv found in DIR as a sixth clean hold-out half, "
+                             "new6 (never printed form by form)")
     parser.add_argument("--wild", type=int, default=0, metavar="N",
                         help="only count forms, fields and pairs on every N-th file of wild/ (fast engine)")
     return parser
@@ -976,7 +1053,7 @@ def main(argv: list[str] | None = None) -> int:
     registry_forms = tune_registry_forms({"registry": args.extra_forms, "registry2": args.extra_forms2,
                                           "registry3": args.extra_forms3, "registry4": args.extra_forms4,
                                           "registry5": args.extra_forms5})
-    extras = new_forms({})
+    extras = new_forms({"new6": args.extra_forms6})
     if not forms:
         print(f"(real forms not found at {FORMS_DIR}; only the sample is measured)")
     registered = [p for p in registry_forms if args.only in p.name]

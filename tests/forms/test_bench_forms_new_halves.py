@@ -1,6 +1,6 @@
 """The forms benchmark's registry forms (bench/forms_extra.tsv to forms_extra5.tsv, all spent hold-outs and
-tune forms now, sources registry to registry5) and its clean hold-out halves (NEW_HALVES, empty until the
-next set is gathered): each manifest names real registry forms by hash, each half or source takes the forms of
+tune forms now, sources registry to registry5) and its clean hold-out halves (NEW_HALVES: new6, from
+bench/forms_extra6.tsv, forms of Debian source packages): each manifest names real registry forms by hash, each half or source takes the forms of
 its own manifest, and no form of a new half is ever named in what the benchmark prints. Only hashes are read
 here, never a score."""
 from __future__ import annotations
@@ -31,9 +31,12 @@ def _well_formed(rows: list[list[str]]) -> list[str]:
     names = [row[0] for row in rows]
     assert len(set(names)) == len(names)
     for name, registry, package, version, path, sha in rows:
-        assert registry in ("PyPI", "npm")
+        assert registry in ("PyPI", "npm", "Debian")
         assert re.fullmatch(r"[0-9a-f]{64}", sha)
-        assert re.fullmatch(r"\d+(\.\d+)+", version)
+        if registry == "Debian":  # a source package's version: [epoch:]upstream-revision, as apt-get source takes it
+            assert re.fullmatch(r"(\d+:)?\d+(\.\d+)+[+~.\w]*-[+~.\w]+", version)
+        else:
+            assert re.fullmatch(r"\d+(\.\d+)+", version)
         assert name == f"{package}__{Path(path).name}" and name.endswith(".pdf")
     return names
 
@@ -164,7 +167,7 @@ def test_the_fifth_hold_out_manifest_is_well_formed_and_apart_from_the_others():
 
 
 def test_the_spent_fifth_hold_out_keeps_its_option_and_is_tune_with_its_own_source():
-    assert bf.NEW_HALVES == {}  # new5 read once at stop 35: spent
+    assert "new5" not in bf.NEW_HALVES  # read once at stop 35: spent
     assert bf.TUNE_MANIFESTS["registry5"] == bf.EXTRA_MANIFEST5
     args = bf.build_parser().parse_args(["--extra-forms5", "/somewhere", "--half", "tune"])
     assert args.extra_forms5 == Path("/somewhere") and args.extra_forms4 is None and args.half == "tune"
@@ -186,7 +189,7 @@ def test_no_form_of_the_fifth_hold_out_is_named_in_the_summary_or_the_audit(monk
     assert not any(Path(name).stem in text for name in names)
 
 
-@pytest.mark.parametrize("n", [2, 3, 4, 5])
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
 def test_each_fetched_set_has_the_manifest_hashes(n):
     """Where a registry set was fetched (docstring of bench/forms.py: /tmp/fxN/forms, or RLI_EXTRA_FORMSN),
     every form of its manifest is there with its hash."""
@@ -196,3 +199,35 @@ def test_each_fetched_set_has_the_manifest_hashes(n):
         pytest.skip(f"set {n} not fetched at {folder} (fetch commands: docstring of bench/forms.py)")
     found = extra_forms(folder, manifest)
     assert [p.name for p in found] == [row[0] for row in _rows(manifest)]
+
+
+def test_the_sixth_hold_out_manifest_is_well_formed_and_apart_from_the_others():
+    earlier = [row for name in ("forms_extra.tsv", "forms_extra2.tsv", "forms_extra3.tsv", "forms_extra4.tsv",
+                                "forms_extra5.tsv") for row in _rows(bf.ROOT / "bench" / name)]
+    rows = _rows(bf.NEW_HALVES["new6"])
+    # thirteen forms from eight Debian source packages, the upstream tarballs' test forms (docstring)
+    _apart_from_earlier_sets(rows, earlier, forms=13, packages=8)
+    assert len(rows) == 13 and {row[1] for row in rows} == {"Debian"}
+    assert {row[2] for row in rows} == {"pdf.js", "cups-filters", "libitext5-java", "qpdf", "okular",
+                                        "libpdfbox2-java", "libreoffice", "chromium"}
+
+
+def test_the_sixth_hold_out_has_its_option_and_half():
+    assert bf.NEW_HALVES == {"new6": bf.EXTRA_MANIFEST6}
+    assert bf.EXTRA_MANIFEST6 == bf.ROOT / "bench" / "forms_extra6.tsv"
+    assert "new6" not in bf.TUNE_MANIFESTS and bf.EXTRA_MANIFEST6 not in bf.TUNE_MANIFESTS.values()
+    args = bf.build_parser().parse_args(["--extra-forms6", "/somewhere", "--half", "new6"])
+    assert args.extra_forms6 == Path("/somewhere") and args.extra_forms5 is None and args.half == "new6"
+
+
+def test_no_form_of_the_sixth_hold_out_is_named_in_the_summary_or_the_audit():
+    def row(form: str, half: str) -> Row:
+        score = Score(f"fast flattened {form}", truth=2, predicted=2, matched=1)
+        score.audit = Audit(values=2, in_box=1, unprinted=[f"field name only: {form} key"])
+        return Row(form, half, "fast", "filled", score)
+
+    names = [r[0] for r in _rows(bf.NEW_HALVES["new6"])]
+    rows = [row("studied.pdf", "tune")] + [row(name, "new6") for name in names]
+    text = "\n".join(summary(rows, show_hold_out=True) + audit_report(rows, show_hold_out=True))
+    assert "studied.pdf" in text and "new6     SUM of the new6 forms" in text
+    assert not any(Path(name).stem in text for name in names)
