@@ -22,6 +22,7 @@ import numpy as np
 from scipy import sparse
 
 from core.errors import InspectorError
+from core.evaluation.naming import named_document, title_heads
 from core.evaluation.tokenize import Tokenizer, TokenizerSpec, make_tokenizer, normalize, query_tokens
 from core.model import Chunk
 from core.text import squash
@@ -87,6 +88,10 @@ class RetrieverOptions:
     # 0 / 0.25 / 0.5 / 1.0 gave br@1000 0.940 / 0.945 / 0.949 / 0.947, page hit@1 0.872 / 0.872 /
     # 0.876 / 0.872; at 0.5 six first pages won (holdout4-6), three lost (two a figure of another page)
     bm25_kind_weight: float = 0.5
+    # a question naming one document by its title's head word (概要資料で, of the deck titled "…概要":
+    # core.evaluation.naming) multiplies the scores of that document's chunks by 1 + this, corpus-wide
+    # (any retriever): a 概要 restates its 本編 in the same words, and the 本編's page won
+    named_document_weight: float = 1.0
     ngram_min: int = 2  # TF-IDF character n-gram sizes; bigrams+trigrams suit Japanese words
     ngram_max: int = 3
     fusion_weights: tuple[tuple[str, float], ...] = (("bm25", 0.5), ("tfidf", 0.5))  # retriever -> weight
@@ -104,12 +109,13 @@ class RetrieverOptions:
                 raise ValueError(f"fusion weight of {name} must be >= 0, got {weight}")
         if (self.bm25_k1 < 0 or not 0 <= self.bm25_b <= 1 or self.bm25_phrase_weight < 0
                 or min(self.bm25_number_weight, self.bm25_date_weight, self.bm25_label_weight,
-                       self.bm25_definition_weight, self.bm25_kind_weight) < 0):
+                       self.bm25_definition_weight, self.bm25_kind_weight, self.named_document_weight) < 0):
             raise ValueError(f"need bm25_k1 >= 0, 0 <= bm25_b <= 1 and bm25_phrase_weight, bm25_number_weight, "
-                             f"bm25_date_weight, bm25_label_weight, bm25_definition_weight, bm25_kind_weight >= 0, got "
+                             f"bm25_date_weight, bm25_label_weight, bm25_definition_weight, bm25_kind_weight, "
+                             f"named_document_weight >= 0, got "
                              f"{self.bm25_k1}, {self.bm25_b}, {self.bm25_phrase_weight}, {self.bm25_number_weight}, "
                              f"{self.bm25_date_weight}, {self.bm25_label_weight}, {self.bm25_definition_weight}, "
-                             f"{self.bm25_kind_weight}")
+                             f"{self.bm25_kind_weight}, {self.named_document_weight}")
         if self.depth < 1 or self.rrf_k < 0:
             raise ValueError(f"depth must be >= 1 and rrf_k >= 0, got {self.depth}, {self.rrf_k}")
 
@@ -480,6 +486,7 @@ class ChunkSearch:
             self._groups[key] = (tuple(members), build_index(kind, [m.text for m in members], self.options, kinds))
         if progress:
             progress(1.0, f"indexed {len(chunks)} chunks with {kind}")
+        self._heads = title_heads(chunks) if scope == "corpus" and self.options.named_document_weight > 0 else {}
 
     def search(self, query: str, k: int, doc_id: str | None = None) -> list[RetrievedChunk]:
         if self.scope == "corpus":
@@ -491,5 +498,10 @@ class ChunkSearch:
         if key not in self._groups:
             return []  # a routed question about a document with no chunks retrieves nothing
         members, index = self._groups[key]
-        return [RetrievedChunk(members[h.index], h.score, r)
-                for r, h in enumerate(index.search(query, k), start=1)]
+        hits = [(members[h.index], h.score) for h in index.search(query, k)]
+        named = named_document(query, self._heads) if self._heads else None
+        if named is not None:
+            boost = 1 + self.options.named_document_weight
+            hits = sorted(((c, score * boost if c.doc_id == named else score) for c, score in hits),
+                          key=lambda cs: -cs[1])  # stable: equal scores keep the index's order
+        return [RetrievedChunk(c, score, r) for r, (c, score) in enumerate(hits, start=1)]
