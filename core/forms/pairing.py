@@ -114,23 +114,35 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     taken_now |= {p.value.id for p in framed}
     lone = [Pair("text", None, u, 0.5) for uid, u in typed_boxed.items() if uid not in taken_now]
     taken_now |= {p.value.id for p in lone}
-    return kept + framed + lone + _typed_leftovers(texts, typed, taken_now | used)
+    return kept + framed + lone + _typed_leftovers(texts, typed, rulings, taken_now | used | set(choices))
 
 
-def _typed_leftovers(texts: Sequence[Unit], typed: frozenset[str], taken: set[str]) -> list[Pair]:
+def _typed_leftovers(texts: Sequence[Unit], typed: frozenset[str], rulings: Rulings, taken: set[str]) -> list[Pair]:
     """Lines set in one of the page's typed faces that no rule above took: values a filler typed,
     whatever the caption's place (under a caption that took an empty box beside it, after a dot
     leader and a "$", in a grid the parser read as one table). The face is the evidence: a family is
     typed only when most of its lines sit beside or under a caption in another face
-    (labels.typed_families), so a report's or a form's own print never qualifies. The key is the caption
-    the printed caption the line was typed beside or under, when one is found; keyless otherwise."""
+    (labels.typed_families), so a report's or a form's own print never qualifies. The key is the printed
+    caption the line was typed beside or under; a line with no caption is a value only where the form
+    gives it a place, a ruled box or a rule under it (a byline in the filler's face has neither). A
+    list box's other options are neither keys nor values."""
     out = []
     for u in texts:
         if u.id in taken or not u.font or font_family(u.font) not in typed or COLON_END.search(u.text) \
                 or not short_typed_line(u) or not strip_mark_glyphs(u.text).strip():
             continue
-        out.append(Pair("text", printed_caption(u, texts, typed), u, 0.5))
+        caption = printed_caption(u, texts, typed)
+        if caption is not None or _has_place(u, rulings):
+            out.append(Pair("text", caption, u, 0.5))
     return out
+
+
+def _has_place(u: Unit, rulings: Rulings) -> bool:
+    """A ruled box around the line, or a rule under it as long as the line at least."""
+    if cell_at(rulings, (u.bbox[0] + u.bbox[2]) / 2, (u.bbox[1] + u.bbox[3]) / 2) is not None:
+        return True
+    return any(u.bbox[3] - 0.35 * u.height <= y <= u.bbox[3] + 0.5 * u.height and a <= u.bbox[0] + 2 and b >= u.bbox[2] - 2
+               for y, a, b in rulings.h)
 
 
 def _typed_beside_captions(texts: Sequence[Unit], typed: frozenset[str]) -> set[str]:
@@ -165,12 +177,28 @@ def _list_box_choices(texts: Sequence[Unit], in_own_box: set[str]) -> dict[str, 
         if u.element_id is not None and u.id != u.element_id:  # one line of a block split into lines
             blocks.setdefault(u.element_id, []).append(u)
     out: dict[str, Unit] = {}
-    for lines in blocks.values():
+    for lines in [*blocks.values(), *_stacked_lines(texts)]:
         chosen = [u for u in lines if u.id in in_own_box]
         if len(lines) < 2 or len(chosen) != 1 or any(abs(u.bbox[0] - lines[0].bbox[0]) > 3 for u in lines):
             continue
         out.update((u.id, chosen[0]) for u in lines if u is not chosen[0])
     return out
+
+
+def _stacked_lines(texts: Sequence[Unit]) -> list[list[Unit]]:
+    """Runs of short one-line units in one font and size, each right under the one before at the same
+    left edge: a list's options when the parser made each option an element of its own."""
+    stacks: list[list[Unit]] = []
+    for u in sorted((u for u in texts if u.font and short_typed_line(u)), key=lambda u: (u.bbox[1], u.bbox[0])):
+        for stack in stacks:
+            last = stack[-1]
+            if abs(u.bbox[0] - last.bbox[0]) <= 3 and -0.2 * last.height <= u.bbox[1] - last.bbox[3] <= 0.3 * last.height \
+                    and u.font == last.font and abs(u.height - last.height) <= 0.5:
+                stack.append(u)
+                break
+        else:
+            stacks.append([u])
+    return [stack for stack in stacks if len(stack) >= 3]
 
 
 def _typed_into_boxes(texts: Sequence[Unit], rulings: Rulings) -> dict[str, Unit]:
