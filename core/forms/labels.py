@@ -420,7 +420,7 @@ def typed_caption(v: Unit, texts: Sequence[Unit]) -> Unit | None:
     that caption (what typed_families counts), else None."""
     if not short_typed_line(v) or sum(ch.isalnum() for ch in v.text) < 2 or v.category is Category.TITLE:
         return None  # a formula's "=" in a math font, a title in a display face: print, not typing
-    return next((u for u in _captions_of(v, texts) if u.font and key_like(u, True, LONG_KEY_CHARS)
+    return next((u for u in _captions_of(v, texts) if u.font and _caption_like(u)
                  and font_family(u.font) != font_family(v.font)), None)
 
 
@@ -430,13 +430,13 @@ DOT_LEADER_END = re.compile(r"(?:\s*[.．・…‥]){3,}\s*$")
 def printed_caption(v: Unit, texts: Sequence[Unit], typed: frozenset[str]) -> Unit | None:
     """The caption a typed line `v` sits after or under, printed in none of the page's typed faces
     (another typed value is no caption), read past a dot leader ("2. Total doctor expenses ....")."""
-    for u in _captions_of(v, texts):
-        if not u.font or font_family(u.font) in typed:
-            continue
-        bare = replace(u, text=DOT_LEADER_END.sub("", u.text))
-        if key_like(bare, True, LONG_KEY_CHARS):
-            return u
-    return None
+    return next((u for u in _captions_of(v, texts) if u.font and font_family(u.font) not in typed
+                 and _caption_like(u)), None)
+
+
+def _caption_like(u: Unit) -> bool:
+    """Could `u` be a caption, read without the dot leader it runs into its box with?"""
+    return key_like(replace(u, text=DOT_LEADER_END.sub("", u.text)), True, LONG_KEY_CHARS)
 
 
 def _captions_of(v: Unit, texts: Sequence[Unit]) -> list[Unit]:
