@@ -1,6 +1,6 @@
-"""The forms benchmark's registry forms (bench/forms_extra.tsv to forms_extra5.tsv, all spent hold-outs and
-tune forms now, sources registry to registry5) and its clean hold-out halves (NEW_HALVES: new6, from
-bench/forms_extra6.tsv, forms of Debian source packages): each manifest names real registry forms by hash, each half or source takes the forms of
+"""The forms benchmark's registry forms (bench/forms_extra.tsv to forms_extra6.tsv, all spent hold-outs and
+tune forms now, sources registry to registry6; forms_extra6.tsv's are forms of Debian source packages) and its
+clean hold-out halves (NEW_HALVES, empty until the next set is gathered): each manifest names real registry forms by hash, each half or source takes the forms of
 its own manifest, and no form of a new half is ever named in what the benchmark prints. Only hashes are read
 here, never a score."""
 from __future__ import annotations
@@ -102,7 +102,7 @@ def test_the_spent_second_hold_out_is_tune_with_its_own_source(tmp_path, monkeyp
     assert "new2" not in bf.NEW_HALVES and "new3" not in bf.NEW_HALVES  # read once at stops 32 and 33: spent
     assert bf.TUNE_MANIFESTS == {"registry": bf.EXTRA_MANIFEST, "registry2": bf.EXTRA_MANIFEST2,
                                  "registry3": bf.EXTRA_MANIFEST3, "registry4": bf.EXTRA_MANIFEST4,
-                                 "registry5": bf.EXTRA_MANIFEST5}
+                                 "registry5": bf.EXTRA_MANIFEST5, "registry6": bf.EXTRA_MANIFEST6}
     one, two = tmp_path / "one", tmp_path / "two"
     one.mkdir(), two.mkdir()
     monkeypatch.setitem(bf.TUNE_MANIFESTS, "registry", _manifest(tmp_path / "1.tsv", {"a.pdf": _pdf(one / "a.pdf", "a")}))
@@ -204,7 +204,7 @@ def test_each_fetched_set_has_the_manifest_hashes(n):
 def test_the_sixth_hold_out_manifest_is_well_formed_and_apart_from_the_others():
     earlier = [row for name in ("forms_extra.tsv", "forms_extra2.tsv", "forms_extra3.tsv", "forms_extra4.tsv",
                                 "forms_extra5.tsv") for row in _rows(bf.ROOT / "bench" / name)]
-    rows = _rows(bf.NEW_HALVES["new6"])
+    rows = _rows(bf.EXTRA_MANIFEST6)
     # thirteen forms from eight Debian source packages, the upstream tarballs' test forms (docstring)
     _apart_from_earlier_sets(rows, earlier, forms=13, packages=8)
     assert len(rows) == 13 and {row[1] for row in rows} == {"Debian"}
@@ -212,21 +212,24 @@ def test_the_sixth_hold_out_manifest_is_well_formed_and_apart_from_the_others():
                                         "libpdfbox2-java", "libreoffice", "chromium"}
 
 
-def test_the_sixth_hold_out_has_its_option_and_half():
-    assert bf.NEW_HALVES == {"new6": bf.EXTRA_MANIFEST6}
+def test_the_spent_sixth_hold_out_keeps_its_option_and_is_tune_with_its_own_source():
+    assert bf.NEW_HALVES == {}  # new6 read once at stop 36: spent
     assert bf.EXTRA_MANIFEST6 == bf.ROOT / "bench" / "forms_extra6.tsv"
-    assert "new6" not in bf.TUNE_MANIFESTS and bf.EXTRA_MANIFEST6 not in bf.TUNE_MANIFESTS.values()
-    args = bf.build_parser().parse_args(["--extra-forms6", "/somewhere", "--half", "new6"])
-    assert args.extra_forms6 == Path("/somewhere") and args.extra_forms5 is None and args.half == "new6"
+    assert bf.TUNE_MANIFESTS["registry6"] == bf.EXTRA_MANIFEST6
+    args = bf.build_parser().parse_args(["--extra-forms6", "/somewhere", "--half", "tune"])
+    assert args.extra_forms6 == Path("/somewhere") and args.extra_forms5 is None and args.half == "tune"
+    with pytest.raises(SystemExit):  # no half new6 any more
+        bf.build_parser().parse_args(["--half", "new6"])
 
 
-def test_no_form_of_the_sixth_hold_out_is_named_in_the_summary_or_the_audit():
+def test_no_form_of_the_sixth_hold_out_is_named_in_the_summary_or_the_audit(monkeypatch):
     def row(form: str, half: str) -> Row:
         score = Score(f"fast flattened {form}", truth=2, predicted=2, matched=1)
         score.audit = Audit(values=2, in_box=1, unprinted=[f"field name only: {form} key"])
         return Row(form, half, "fast", "filled", score)
 
-    names = [r[0] for r in _rows(bf.NEW_HALVES["new6"])]
+    monkeypatch.setitem(bf.NEW_HALVES, "new6", bf.EXTRA_MANIFEST6)  # as it was until its read
+    names = [r[0] for r in _rows(bf.EXTRA_MANIFEST6)]
     rows = [row("studied.pdf", "tune")] + [row(name, "new6") for name in names]
     text = "\n".join(summary(rows, show_hold_out=True) + audit_report(rows, show_hold_out=True))
     assert "studied.pdf" in text and "new6     SUM of the new6 forms" in text
