@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from core.forms.redaction import RedactionRules, redact_value
-from core.forms.units import Unit, strip_mark_glyphs, union_box
+from core.forms.units import DOT_LEADER_END, Unit, strip_mark_glyphs, union_box
 from core.model import BBox, SELECTION_STATES
 from core.text import normalise
 
@@ -144,7 +144,7 @@ def clean_label(text: str) -> str:
     """A label as a key: check glyphs, dot leaders, trailing colons and stray spaces removed."""
     text = "".join(ch for ch in strip_mark_glyphs(text) if ch.isprintable() or ch == " ")
     text = re.sub(r"[\s▶►]+$", "", text)
-    text = re.sub(r"(?:\s*[.．・…‥]){3,}\s*$", "", text)  # dot leaders to a box: "check here . . . . ▶"
+    text = DOT_LEADER_END.sub("", text)
     text = re.sub(r"[\s▶►]+$", "", text)
     text = re.sub(r"\s*[:：]\s*$", "", text)
     return tidy(text)

@@ -10,7 +10,7 @@ from typing import Sequence
 
 from core.categories import Category
 from core.forms.rulings import Rulings, cell_at, frame_of
-from core.forms.units import Unit, same_row, same_style, strip_mark_glyphs
+from core.forms.units import DOT_LEADER_END, Unit, same_row, same_style, strip_mark_glyphs
 from core.geometry import contains, overlap_area
 from core.model import BBox, Page
 
@@ -422,9 +422,6 @@ def typed_caption(v: Unit, texts: Sequence[Unit]) -> Unit | None:
         return None  # a formula's "=" in a math font, a title in a display face: print, not typing
     return next((u for u in _captions_of(v, texts) if u.font and _caption_like(u)
                  and font_family(u.font) != font_family(v.font)), None)
-
-
-DOT_LEADER_END = re.compile(r"(?:\s*[.．・…‥]){3,}\s*$")
 
 
 def printed_caption(v: Unit, texts: Sequence[Unit], typed: frozenset[str]) -> Unit | None:

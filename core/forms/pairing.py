@@ -20,7 +20,7 @@ from typing import Sequence
 
 from core.categories import Category
 from core.forms.labels import (
-    COLON_END, LONE_BOXES, LONG_KEY_CHARS, bullet, fillers_of, font_family, key_like, label_candidates, lone_typed_units, mark_label,
+    COLON_END, LONE_BOXES, LONG_KEY_CHARS, RULE_BELOW, bullet, fillers_of, font_family, key_like, label_candidates, lone_typed_units, mark_label,
     page_looks_like_form, printed_caption, short_typed_line, typed_families, typed_lines,
 )
 from core.forms.rulings import Rulings, cell_at, page_rulings, wall_between
@@ -141,7 +141,7 @@ def _has_place(u: Unit, rulings: Rulings) -> bool:
     """A ruled box around the line, or a rule under it as long as the line at least."""
     if cell_at(rulings, (u.bbox[0] + u.bbox[2]) / 2, (u.bbox[1] + u.bbox[3]) / 2) is not None:
         return True
-    return any(u.bbox[3] - 0.35 * u.height <= y <= u.bbox[3] + 0.5 * u.height and a <= u.bbox[0] + 2 and b >= u.bbox[2] - 2
+    return any(u.bbox[3] - 0.35 * u.height <= y <= u.bbox[3] + RULE_BELOW * u.height and a <= u.bbox[0] + 2 and b >= u.bbox[2] - 2
                for y, a, b in rulings.h)
 
 

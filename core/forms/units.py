@@ -178,6 +178,7 @@ def _glyph_units(e: Element, uid: str, box: BBox, text: str, size: float,
 
 
 TYPED_LINE = re.compile(r"_{4,}")  # a blank to write on, printed as underscores
+DOT_LEADER_END = re.compile(r"(?:\s*[.．・…‥]){3,}\s*$")  # dot leaders to a box: "check here . . . . ▶"
 
 
 def _typed_line_units(u: Unit) -> list[Unit]:

@@ -166,26 +166,37 @@ def test_the_fifth_hold_out_manifest_is_well_formed_and_apart_from_the_others():
     _apart_from_earlier_sets(_rows(bf.EXTRA_MANIFEST5), earlier, forms=4, packages=2)
 
 
-def test_the_spent_fifth_hold_out_keeps_its_option_and_is_tune_with_its_own_source():
-    assert "new5" not in bf.NEW_HALVES  # read once at stop 35: spent
-    assert bf.TUNE_MANIFESTS["registry5"] == bf.EXTRA_MANIFEST5
-    args = bf.build_parser().parse_args(["--extra-forms5", "/somewhere", "--half", "tune"])
-    assert args.extra_forms5 == Path("/somewhere") and args.extra_forms4 is None and args.half == "tune"
-    with pytest.raises(SystemExit):  # no half new5 any more
-        bf.build_parser().parse_args(["--half", "new5"])
+@pytest.mark.parametrize("n", [5, 6])
+def test_a_spent_hold_out_keeps_its_option_and_is_tune_with_its_own_source(n):
+    """new5 was read once at stop 35, new6 once at stop 36: both spent."""
+    manifest = getattr(bf, f"EXTRA_MANIFEST{n}")
+    assert f"new{n}" not in bf.NEW_HALVES
+    assert manifest == bf.ROOT / "bench" / f"forms_extra{n}.tsv"
+    assert bf.TUNE_MANIFESTS[f"registry{n}"] == manifest
+    args = bf.build_parser().parse_args([f"--extra-forms{n}", "/somewhere", "--half", "tune"])
+    assert getattr(args, f"extra_forms{n}") == Path("/somewhere") and getattr(args, f"extra_forms{n - 1}") is None
+    assert args.half == "tune"
+    with pytest.raises(SystemExit):  # no half new5 or new6 any more
+        bf.build_parser().parse_args(["--half", f"new{n}"])
 
 
-def test_no_form_of_the_fifth_hold_out_is_named_in_the_summary_or_the_audit(monkeypatch):
+def test_no_clean_hold_out_is_left_unread():
+    assert bf.NEW_HALVES == {}  # until the next set is gathered
+
+
+@pytest.mark.parametrize("n", [5, 6])
+def test_no_form_of_a_spent_hold_out_is_named_in_the_summary_or_the_audit(n, monkeypatch):
     def row(form: str, half: str) -> Row:
         score = Score(f"fast flattened {form}", truth=2, predicted=2, matched=1)
         score.audit = Audit(values=2, in_box=1, unprinted=[f"field name only: {form} key"])
         return Row(form, half, "fast", "filled", score)
 
-    monkeypatch.setitem(bf.NEW_HALVES, "new5", bf.EXTRA_MANIFEST5)  # as it was until its read
-    names = [r[0] for r in _rows(bf.EXTRA_MANIFEST5)]
-    rows = [row("studied.pdf", "tune")] + [row(name, "new5") for name in names]
+    manifest = getattr(bf, f"EXTRA_MANIFEST{n}")
+    monkeypatch.setitem(bf.NEW_HALVES, f"new{n}", manifest)  # as it was until its read
+    names = [r[0] for r in _rows(manifest)]
+    rows = [row("studied.pdf", "tune")] + [row(name, f"new{n}") for name in names]
     text = "\n".join(summary(rows, show_hold_out=True) + audit_report(rows, show_hold_out=True))
-    assert "studied.pdf" in text and "new5     SUM of the new5 forms" in text
+    assert "studied.pdf" in text and f"new{n}     SUM of the new{n} forms" in text
     assert not any(Path(name).stem in text for name in names)
 
 
@@ -210,27 +221,3 @@ def test_the_sixth_hold_out_manifest_is_well_formed_and_apart_from_the_others():
     assert len(rows) == 13 and {row[1] for row in rows} == {"Debian"}
     assert {row[2] for row in rows} == {"pdf.js", "cups-filters", "libitext5-java", "qpdf", "okular",
                                         "libpdfbox2-java", "libreoffice", "chromium"}
-
-
-def test_the_spent_sixth_hold_out_keeps_its_option_and_is_tune_with_its_own_source():
-    assert bf.NEW_HALVES == {}  # new6 read once at stop 36: spent
-    assert bf.EXTRA_MANIFEST6 == bf.ROOT / "bench" / "forms_extra6.tsv"
-    assert bf.TUNE_MANIFESTS["registry6"] == bf.EXTRA_MANIFEST6
-    args = bf.build_parser().parse_args(["--extra-forms6", "/somewhere", "--half", "tune"])
-    assert args.extra_forms6 == Path("/somewhere") and args.extra_forms5 is None and args.half == "tune"
-    with pytest.raises(SystemExit):  # no half new6 any more
-        bf.build_parser().parse_args(["--half", "new6"])
-
-
-def test_no_form_of_the_sixth_hold_out_is_named_in_the_summary_or_the_audit(monkeypatch):
-    def row(form: str, half: str) -> Row:
-        score = Score(f"fast flattened {form}", truth=2, predicted=2, matched=1)
-        score.audit = Audit(values=2, in_box=1, unprinted=[f"field name only: {form} key"])
-        return Row(form, half, "fast", "filled", score)
-
-    monkeypatch.setitem(bf.NEW_HALVES, "new6", bf.EXTRA_MANIFEST6)  # as it was until its read
-    names = [r[0] for r in _rows(bf.EXTRA_MANIFEST6)]
-    rows = [row("studied.pdf", "tune")] + [row(name, "new6") for name in names]
-    text = "\n".join(summary(rows, show_hold_out=True) + audit_report(rows, show_hold_out=True))
-    assert "studied.pdf" in text and "new6     SUM of the new6 forms" in text
-    assert not any(Path(name).stem in text for name in names)
