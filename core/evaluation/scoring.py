@@ -20,10 +20,13 @@ Metrics per question, averaged over the questions that have evidence at that lev
 - budget_recall@N (the headline): share of the question's evidence found within the first N
   characters of the ranked chunks' texts joined by newlines. Other documents' chunks spend the
   budget too. "Found" = the evidence quote (else the element's text) lies wholly inside that prefix,
-  compared after NFKC with whitespace removed; an element with no text of its own (an empty form
-  field, a check box, whose ☐/☑ glyph does not count) is found when a chunk citing it ends inside
-  the prefix. Budget recall does not
-  depend on the level; it is repeated on both rows so each row reads on its own.
+  compared after NFKC with whitespace removed, in one piece or in parts of MIN_PART_CHARS or more
+  (evidence spread over chunks); or, as anchoring does for a quote whose lines the parser put in
+  another order (a figure's labels, a table row read across cells), every line of the quote
+  (anchoring.quote_lines) lies inside one retrieved passage of the prefix. An element with no text
+  of its own (an empty form field, a check box, whose ☐/☑ glyph does not count) is found when a
+  chunk citing it ends inside the prefix. Budget recall does not depend on the level; it is
+  repeated on both rows so each row reads on its own.
 
 hit@k alone rewards oversized chunks (a whole page always "hits"); the budget figure does not.
 """
@@ -36,6 +39,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from core.errors import BadInput
+from core.evaluation.anchoring import quote_lines
 from core.evaluation.baselines import PYMUPDF4LLM, pymupdf4llm_chunks
 from core.evaluation.gold import ANCHORED, PAGE_ONLY, GoldItem, match_text
 from core.evaluation.modes import DocumentRouter, PageExpansion, expand_pages
@@ -167,6 +171,24 @@ def found_in_prefix(prefix: str, text: str) -> bool:
         return False
     haystack = match_text(prefix)
     return needle in haystack or covered_in_parts(haystack, needle)
+
+
+def lines_in_one_passage(prefix: str, ends: Sequence[int], text: str) -> bool:
+    """Every line of `text` (two or more of them) inside one passage of the budget prefix, in any
+    order: the budget's side of anchoring's lines-in-element. One passage, not the whole prefix,
+    because short lines ("検証", "3）") are inside almost any few hundred characters of a corpus."""
+    lines = quote_lines(text, match_text)
+    if len(lines) < 2:
+        return False
+    start = 0
+    for end in ends:
+        if start >= len(prefix):
+            break
+        passage = match_text(prefix[start:end])
+        if all(line in passage for line in lines):
+            return True
+        start = end + len(BUDGET_JOINER)
+    return False
 
 
 def covered_in_parts(haystack: str, needle: str, min_part: int = MIN_PART_CHARS) -> bool:
@@ -319,7 +341,7 @@ def _found_within(unit: EvidenceUnit, chunks: Sequence[Chunk], prefix: str, ends
     if not unit.anchored:
         return False
     if own_text(unit):
-        return found_in_prefix(prefix, unit.text)
+        return found_in_prefix(prefix, unit.text) or lines_in_one_passage(prefix, ends, unit.text)
     if unit.element_key is None:
         return False
     # no text of its own (empty field, check box): found when a chunk citing it fits in the budget

@@ -153,6 +153,27 @@ def test_parts_shorter_than_the_minimum_do_not_count():
     assert covered_in_parts("あいうえお", "あいうえお", min_part=8)  # the whole needle is always enough
 
 
+
+def test_a_quote_whose_lines_one_passage_holds_in_another_order_is_found_in_the_budget():
+    """A figure's labels as a person reads them ("AIモデル 学習・作成 …") against the order the parser
+    read them in: found when one passage holds every line, as anchoring's lines-in-element."""
+    figure = chunk("c1", "データ前処理AIモデル前処理収集学習・作成AIモデル検証AIシステム検証", ["e1"])
+    other = chunk("c2", "AIモデルの学習・作成は開発者が行う。", ["x"])
+    q = Question("q", "?", "d", (unit("e1", "AIモデル 学習・作成 AIモデル 検証 AI システム 検証"),))
+    assert score_question(q, ranked(figure), [figure], (1,), (200,)).budget == {200: 1.0}
+    assert score_question(q, ranked(other, figure), [figure, other], (1,), (25,)).budget == {25: 0.0}
+
+
+def test_the_lines_of_a_quote_spread_over_two_passages_are_not_found():
+    """Short lines are inside almost any few passages of a corpus; they must be inside one."""
+    first = chunk("c1", "学習・作成の手順を定める。", ["e1"])
+    second = chunk("c2", "AIシステム検証は提供者が行う。", ["e2"])
+    q = Question("q", "?", "d", (unit("e1", "学習・作成 AIシステム 検証"),))
+    assert score_question(q, ranked(first, second), [first, second], (1,), (200,)).budget == {200: 0.0}
+    one_line = Question("q1", "?", "d", (unit("e1", "学習・作成AIシステム検証"),))  # no lines to reorder
+    merged = chunk("c3", "検証AIシステム、学習・作成", ["e1"])
+    assert score_question(one_line, ranked(merged), [merged], (1,), (200,)).budget == {200: 0.0}
+
 # ---- aggregation ------------------------------------------------------------------------------------
 def test_summary_rows_average_over_questions_with_the_promised_keys():
     a = chunk("a", "交通費の上限は三千円とする。", ["ea"])
