@@ -27,9 +27,10 @@ figures are read) is hold-out data only as well: tags [kind, "holdout", "holdout
 written fresh when the fourth was spent): tags [kind, "holdout", "holdout5"]; so is the sixth
 (scripts/gold_ja_realdata_holdout6.py, ids rj7-<kind>-NN, written fresh when the fifth was spent): tags
 [kind, "holdout", "holdout6"]; so is the seventh (scripts/gold_ja_realdata_holdout7.py, ids rj8-<kind>-NN,
-written fresh to be read once the sixth is spent): tags [kind, "holdout", "holdout7"]; and so is the eighth
+written fresh to be read once the sixth is spent): tags [kind, "holdout", "holdout7"]; so is the eighth
 (scripts/gold_ja_realdata_holdout8.py, ids rj9-<kind>-NN, written fresh when the seventh was spent): tags
-[kind, "holdout", "holdout8"].
+[kind, "holdout", "holdout8"]; and so is the ninth (scripts/gold_ja_realdata_holdout9.py, ids rj10-<kind>-NN,
+written fresh when the eighth was spent): tags [kind, "holdout", "holdout9"].
 
     python3 scripts/gold_ja_realdata.py [--check]      # --check: verify only, write nothing
 """
@@ -320,7 +321,8 @@ def numbered_questions():
     the fifth hold-out set (scripts/gold_ja_realdata_holdout5.py), every row of it "holdout" and "holdout5", then
     the sixth hold-out set (scripts/gold_ja_realdata_holdout6.py), every row of it "holdout" and "holdout6", then
     the seventh hold-out set (scripts/gold_ja_realdata_holdout7.py), every row of it "holdout" and "holdout7", then
-    the eighth hold-out set (scripts/gold_ja_realdata_holdout8.py), every row of it "holdout" and "holdout8"."""
+    the eighth hold-out set (scripts/gold_ja_realdata_holdout8.py), every row of it "holdout" and "holdout8", then
+    the ninth hold-out set (scripts/gold_ja_realdata_holdout9.py), every row of it "holdout" and "holdout9"."""
     from gold_ja_realdata_holdout2 import QUESTIONS_HOLDOUT2
     from gold_ja_realdata_holdout3 import QUESTIONS_HOLDOUT3
     from gold_ja_realdata_holdout4 import QUESTIONS_HOLDOUT4
@@ -328,6 +330,7 @@ def numbered_questions():
     from gold_ja_realdata_holdout6 import QUESTIONS_HOLDOUT6
     from gold_ja_realdata_holdout7 import QUESTIONS_HOLDOUT7
     from gold_ja_realdata_holdout8 import QUESTIONS_HOLDOUT8
+    from gold_ja_realdata_holdout9 import QUESTIONS_HOLDOUT9
     from gold_ja_realdata_tune2 import QUESTIONS_TUNE2
 
     counters = {k: 0 for k in KINDS}
@@ -376,6 +379,11 @@ def numbered_questions():
         counters[row[0]] += 1
         yield (f"rj9-{row[0]}-{counters[row[0]]:02d}", [row[0], "holdout", "holdout8"],
                ("issue-11 eighth fresh hold-out (hand-written from page text)", "2026-12-07T12:30:00Z"), row)
+    counters = {k: 0 for k in KINDS}
+    for row in QUESTIONS_HOLDOUT9:
+        counters[row[0]] += 1
+        yield (f"rj10-{row[0]}-{counters[row[0]]:02d}", [row[0], "holdout", "holdout9"],
+               ("issue-11 ninth fresh hold-out (hand-written from page text)", "2026-12-07T16:30:00Z"), row)
 
 
 def main() -> int:

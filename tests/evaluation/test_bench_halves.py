@@ -1,8 +1,8 @@
 """bench/retrieval_quality.py's halves: tune1 is the first tuning set, tune2 the fresh one (rj2-*),
 tune both; holdout1 the first hold-out half, holdout2 the fresh one (rj3-*), holdout3 a third fresh one
 (rj4-*), holdout4 a fourth (rj5-*), holdout5 a fifth (rj6-*), holdout6 a sixth (rj7-*), holdout7 a seventh
-(rj8-*), holdout8 an eighth (rj9-*), holdout all eight; a hold-out row is in no tuning half, and --option reads
-RetrieverOptions fields."""
+(rj8-*), holdout8 an eighth (rj9-*), holdout9 a ninth (rj10-*), holdout all nine; a hold-out row is in no tuning
+half, and --option reads RetrieverOptions fields."""
 from __future__ import annotations
 
 import argparse
@@ -23,7 +23,9 @@ def test_each_row_of_the_shipped_set_is_in_exactly_the_halves_its_tags_say():
     for row in rows:
         tags = row["tags"]
         halves = {h for h in rq.HALVES if rq.in_half(tags, h)}
-        if row["id"].startswith("rj9-"):
+        if row["id"].startswith("rj10-"):
+            assert halves == {"holdout", "holdout9", "all"}, row["id"]
+        elif row["id"].startswith("rj9-"):
             assert halves == {"holdout", "holdout8", "all"}, row["id"]
         elif row["id"].startswith("rj8-"):
             assert halves == {"holdout", "holdout7", "all"}, row["id"]
@@ -51,10 +53,11 @@ def test_each_row_of_the_shipped_set_is_in_exactly_the_halves_its_tags_say():
     assert sum(rq.in_half(r["tags"], "holdout6") for r in rows) == 60
     assert sum(rq.in_half(r["tags"], "holdout7") for r in rows) == 60
     assert sum(rq.in_half(r["tags"], "holdout8") for r in rows) == 60
-    # holdout is exactly the eight hold-out sets together, none of them overlapping
+    assert sum(rq.in_half(r["tags"], "holdout9") for r in rows) == 60
+    # holdout is exactly the nine hold-out sets together, none of them overlapping
     assert sum(rq.in_half(r["tags"], "holdout") for r in rows) == sum(
         rq.in_half(r["tags"], h) for r in rows for h in ("holdout1", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6",
-                                                   "holdout7", "holdout8"))
+                                                   "holdout7", "holdout8", "holdout9"))
 
 
 def test_option_overrides_a_retriever_field_and_refuses_unknown_names():
