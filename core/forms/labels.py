@@ -476,11 +476,11 @@ def _caption_gap(caption: Unit, box: BBox) -> float:
     return -1.0 if ends_row and COLON_END.search(caption.text) else 0.5 * (box[3] - box[1])
 
 
-def typed_families(texts: Sequence[Unit]) -> frozenset[str]:
+def typed_families(texts: Sequence[Unit], rulings: Rulings | None = None) -> frozenset[str]:
     """The font families of the page's typed lines (captioned_lines_in_own_font): families whose
     lines are, for TYPED_SHARE of them or more, short lines that each have a caption beside or over
-    them in another family."""
-    typed = typed_lines(texts)
+    them in another family (`rulings`: see typed_lines)."""
+    typed = typed_lines(texts, rulings)
     # a family is typed when TYPED_SHARE of its lines or more are such lines: one value typed with no
     # caption close to it (a second line, a caption printed far off) does not make the face print
     lines = Counter(font_family(u.font) for u in texts if u.font)
@@ -488,17 +488,43 @@ def typed_families(texts: Sequence[Unit]) -> frozenset[str]:
     return frozenset(f for f, n in captioned.items() if n >= TYPED_SHARE * lines[f])
 
 
-def typed_lines(texts: Sequence[Unit]) -> set[str]:
+def typed_lines(texts: Sequence[Unit], rulings: Rulings | None = None) -> set[str]:
     """Ids of the lines typed beside or under a caption in another family (typed_caption), and of the
-    lines typed right after one of those on its row in its face: the rest of a row of values typed
-    after one caption (a 1040's cents after its dollars)."""
+    lines typed right after one of those on its row in its face (the rest of a row of values typed
+    after one caption: a 1040's cents after its dollars) and, given the page's `rulings`, right under
+    one in its column, in its face and size, on the next ruled row (the rest of a column of values
+    typed under one caption: a list of accounts). The rule between them is what tells a column of
+    boxes from a paragraph's next line, which stands as close in the same face."""
     typed = {v.id for v in texts if typed_caption(v, texts) is not None}
     fresh = set(typed)
     while fresh:
         fresh = {v.id for v in texts if v.id not in typed and short_typed_line(v)
-                 and any(u.id in fresh for u in _typed_before(v, texts))}
+                 and any(u.id in fresh for u in (*_typed_before(v, texts), *_typed_above(v, texts, rulings)))}
         typed |= fresh
     return typed
+
+
+COLUMN_ALIGN = 3.0  # pt two lines' left edges may differ and still start one column
+
+
+def _typed_above(v: Unit, texts: Sequence[Unit], rulings: Rulings | None) -> list[Unit]:
+    """The line right over `v` in its column (left edges aligned, less than a line's height of blank
+    between them, a rule between them under both left edges), when set in `v`'s family and size:
+    the next row of one column of values."""
+    if rulings is None or not rulings.h:
+        return []
+    height = v.bbox[3] - v.bbox[1]
+    over = [u for u in texts if u is not v and not u.rows and abs(u.bbox[0] - v.bbox[0]) <= COLUMN_ALIGN
+            and u.bbox[1] < v.bbox[1] and v.bbox[1] - u.bbox[3] < height]
+    nearest = max(over, key=lambda u: u.bbox[3], default=None)
+    if nearest is None or not nearest.font or font_family(nearest.font) != font_family(v.font) \
+            or abs((nearest.size or 0) - (v.size or 0)) > 0.5:
+        return []
+    left = min(nearest.bbox[0], v.bbox[0])
+    ruled = any((nearest.bbox[1] + nearest.bbox[3]) / 2 < y < (v.bbox[1] + v.bbox[3]) / 2
+                and a <= left + 2 and b >= left + min(nearest.bbox[2] - nearest.bbox[0], v.bbox[2] - v.bbox[0]) - 2
+                for y, a, b in rulings.h)
+    return [nearest] if ruled else []
 
 
 def _typed_before(v: Unit, texts: Sequence[Unit]) -> list[Unit]:

@@ -78,9 +78,9 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     value_used: set[str] = set()
     # the faces of the page's typed values: those beside or under their captions, and those typed alone
     # into boxes of their own
-    typed = typed_families(texts) | {font_family(u.font) for u in typed_boxed.values() if u.font} \
+    typed = typed_families(texts, rulings) | {font_family(u.font) for u in typed_boxed.values() if u.font} \
         if form_page else frozenset()
-    not_keys = _stacked_words(texts) | _typed_beside_captions(texts, typed)
+    not_keys = _stacked_words(texts) | _typed_beside_captions(texts, typed, rulings)
     typed_boxed = typed_boxed if form_page else {}
     # the caption of a blank printed as underscores takes its blank first: it is not the value of
     # the question printed before it on the row
@@ -145,12 +145,12 @@ def _has_place(u: Unit, rulings: Rulings) -> bool:
                for y, a, b in rulings.h)
 
 
-def _typed_beside_captions(texts: Sequence[Unit], typed: frozenset[str]) -> set[str]:
+def _typed_beside_captions(texts: Sequence[Unit], typed: frozenset[str], rulings: Rulings) -> set[str]:
     """Lines set in one of the page's typed faces, each beside or under a caption in another face or
     after such a line on its row (labels.typed_lines): values typed after their captions, never keys
     of the text after them. A
     line ending in a colon asks for a value: a caption, whatever its face ("Nationality:" under "Female")."""
-    lines = typed_lines(texts)
+    lines = typed_lines(texts, rulings)
     return {u.id for u in texts if u.id in lines and font_family(u.font) in typed and not COLON_END.search(u.text)}
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from bench.forms import ingest_fields
 from core.forms.labels import typed_families, typed_lines
+from core.forms.rulings import Rulings
 from core.forms.units import Unit
 from core.categories import Category
 from form_fixtures import add_text_widget
@@ -92,3 +93,33 @@ def test_a_row_of_amounts_after_a_line_number_is_typed_beside_its_caption():
                  _unit(f"e{k}", cents, (561, y, 574, y + 11), "Helvetica")]
     assert typed_families(rows) == {"helvetica"}
     assert {f"{p}{k}" for p in "de" for k in range(3)} <= typed_lines(rows)
+
+
+def test_a_column_of_values_typed_under_one_caption_is_typed_all_the_way_down():
+    """A court form's list of accounts (fee_waiver, page 2): one caption over the column, then a value
+    typed on each ruled row in the filler's face and size. Only the first has a caption over it; the
+    rows under it are the same column (failed before: 1 of 3 lines typed, the face not typed, and the
+    first value became the key of the amount beside it)."""
+    caption = _unit("c", "All financial accounts (List bank name and amount):", (348, 152, 531, 161), "ArialMT")
+    column = [_unit(f"v{k}", text, (365 + k % 2, 157 + 13 * k, 365 + 6 * len(text), 173 + 13 * k), "Helvetica")
+              for k, text in enumerate(("Jordan A. Whitfield", "2026-03-14", "K9"))]
+    rows = Rulings(h=((172.5, 363, 511), (185.5, 363, 511), (198.5, 363, 511)), v=())
+    assert typed_lines([caption, *column], rows) >= {"v0", "v1", "v2"}
+    assert "helvetica" in typed_families([caption, *column], rows)
+    # a line in another size under it is no next row of the column, nor one whose left edge is off
+    other_size = _unit("s", "K9", (365, 183, 380, 193), "Helvetica")
+    set_off = _unit("o", "K9", (380, 183, 395, 199), "Helvetica")
+    assert not {"s", "o"} & typed_lines([caption, column[0], column[1], other_size, set_off], rows)
+
+
+def test_a_paragraph_under_a_heading_in_another_face_is_no_column_of_values():
+    """A fill-in-the-blanks story (formalpdf's text_in_text): its first line stands under a heading in
+    another face, its next lines as close under it as a column's rows, but no rule parts them: they
+    are print, not values (the column rule without the rule made 26 of its lines values)."""
+    heading = _unit("h", "VACATIONS", (28, 120, 110, 134), "Helvetica-Bold")
+    story = [_unit(f"p{k}", text, (28, 141 + 13 * k, 28 + 5 * len(text), 153 + 13 * k), "TimesNewRomanPSMT")
+             for k, text in enumerate(("A vacation is when you take", "a trip to some", "place with your",
+                                       "family where you", "go swimming or"))]
+    beyond_the_heading = {"p2", "p3", "p4"}  # the first two stand close enough under it for a caption's
+    assert not beyond_the_heading & typed_lines([heading, *story], Rulings(h=(), v=()))
+    assert not beyond_the_heading & typed_lines([heading, *story])
