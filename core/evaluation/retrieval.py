@@ -22,7 +22,7 @@ import numpy as np
 from scipy import sparse
 
 from core.errors import InspectorError
-from core.evaluation.naming import named_document, title_heads
+from core.evaluation.naming import file_name_words, named_document, title_heads
 from core.evaluation.tokenize import Tokenizer, TokenizerSpec, make_tokenizer, normalize, query_tokens
 from core.model import Chunk
 from core.text import squash
@@ -486,7 +486,10 @@ class ChunkSearch:
             self._groups[key] = (tuple(members), build_index(kind, [m.text for m in members], self.options, kinds))
         if progress:
             progress(1.0, f"indexed {len(chunks)} chunks with {kind}")
-        self._heads = title_heads(chunks) if scope == "corpus" and self.options.named_document_weight > 0 else {}
+        naming = scope == "corpus" and self.options.named_document_weight > 0
+        self._heads = title_heads(chunks) if naming else {}
+        self._file_words = file_name_words(chunks) if naming else {}
+        self._texts = tuple(c.text for c in chunks) if self._file_words else ()
 
     def search(self, query: str, k: int, doc_id: str | None = None) -> list[RetrievedChunk]:
         if self.scope == "corpus":
@@ -499,7 +502,7 @@ class ChunkSearch:
             return []  # a routed question about a document with no chunks retrieves nothing
         members, index = self._groups[key]
         hits = [(members[h.index], h.score) for h in index.search(query, k)]
-        named = named_document(query, self._heads) if self._heads else None
+        named = named_document(query, self._heads, self._file_words, self._texts) if self._heads else None
         if named is not None:
             boost = 1 + self.options.named_document_weight
             hits = sorted(((c, score * boost if c.doc_id == named else score) for c, score in hits),

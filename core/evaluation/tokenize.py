@@ -94,6 +94,26 @@ def _sudachi_tokenizer(mode: str = "B"):
 
 
 @lru_cache(maxsize=1)
+def _reading_tokenizer():
+    return _sudachi_dictionary().tokenizer("B", fields={"pos", "reading_form"})
+
+
+def surfaces(text: str, mode: str = "A") -> list[str]:
+    """The words of `text` as SudachiPy cuts them (split mode A, B or C); [] without Sudachi."""
+    if not sudachi_available():
+        return []
+    return [m.surface() for m in _sudachi_tokenizer(mode).tokenize(text)]
+
+
+def noun_readings(text: str) -> list[tuple[str, str]]:
+    """(surface, katakana reading) of each noun of `text` (split mode B); [] without Sudachi."""
+    if not sudachi_available():
+        return []
+    return [(m.surface(), m.reading_form()) for m in _reading_tokenizer().tokenize(text)
+            if m.part_of_speech()[0] == "名詞"]
+
+
+@lru_cache(maxsize=1)
 def _function_pos_ids() -> frozenset[int]:
     """Ids of every part of speech whose head is a particle, auxiliary, symbol or blank (a set
     lookup per morpheme is the cheapest filter: tokenising is most of BM25's indexing time)."""

@@ -3,7 +3,7 @@ corpus-wide; a head two titles share, a one-character head and a Latin head name
 import pytest
 
 from core.categories import Category
-from core.evaluation.naming import named_document, title_heads
+from core.evaluation.naming import file_name_words, named_document, romaji, title_heads
 from core.evaluation.retrieval import ChunkSearch, RetrieverOptions
 from core.evaluation.tokenize import sudachi_available
 from core.model import Chunk, SourceRef
@@ -57,3 +57,45 @@ def test_corpus_search_puts_the_named_documents_chunk_first():
 def test_a_negative_weight_is_refused():
     with pytest.raises(ValueError, match="named_document_weight"):
         RetrieverOptions(named_document_weight=-1)
+
+
+# ---- a document named by its romanised file name ---------------------------------------------------
+def filed(doc: str, source: str, i: int, text: str) -> Chunk:
+    ref = SourceRef(f"{doc}-e{i}", 1, (0, 0, 10, 10), Category.TEXT)
+    return Chunk(f"{doc}-c{i}", text, doc, source, 1, 1, (), (Category.TEXT,), False, (ref,), "test")
+
+
+def test_romaji_is_hepburn_with_long_vowels_kept():
+    assert [romaji(k) for k in ("ホンペン", "ハクショ", "ケッサン", "ジョウホウ", "マッチャ", "キョクヨウ")] == \
+        ["honpen", "hakusho", "kessan", "jouhou", "matcha", "kyokuyou"]
+
+
+def test_file_name_words_are_the_long_words_only_one_document_has():
+    chunks = [filed("main", "ai_guideline_honpen_siryo1.pdf", 0, "本文"),
+              filed("deck", "ai_guideline_gaiyou_siryo2.pdf", 0, "本文"),
+              filed("paper", "R6/joho_hakusho.pdf", 0, "本文")]
+    assert file_name_words(chunks) == {"honpen": "main", "gaiyou": "deck", "joho": "paper", "hakusho": "paper"}
+
+
+def test_a_noun_read_as_a_file_name_word_names_that_document_unless_it_is_a_topic():
+    words = {"honpen": "main", "hakusho": "paper", "joho": "paper"}
+    texts = ["本編と別添の関係を示す", "AIの情報", "情報の流通"] + ["安全性", "透明性"] * 4  # 本編: 1 of 11
+    assert named_document("本編の注で、著作権について何が重要とされているか", {}, words, texts) == "main"
+    assert named_document("白書によると、偽情報への対策は何か", {}, words, texts) == "paper"
+    assert named_document("情報の流通で何が課題か", {}, words, texts) is None  # jouhou is not the file's joho
+    assert named_document("本編と別添はどう関係しているか", {}, words, texts) is None  # both are the topic
+    assert named_document("本編の第1部には何が書かれているか", {}, words, ["本編"] * 3 + ["x"] * 7) is None  # in 3 of 10 chunks
+    assert named_document("本編と白書のどちらか", {"deck": frozenset({"概要"})}, words, texts) == "paper"
+
+
+def test_corpus_search_puts_the_document_named_by_its_file_first():
+    chunks = [filed("deck", "guideline_gaiyou.pdf", 0, "本編の第1部には、AIについての定義と変遷が整理されている"),
+              filed("main", "guideline_honpen.pdf", 0, "第1部 AIとは：AIの定義と変遷"),
+              filed("main", "guideline_honpen.pdf", 1, "安全性の確保について述べる。"),
+              filed("deck", "guideline_gaiyou.pdf", 1, "透明性の確保について述べる。")]
+    chunks += [filed("main", "guideline_honpen.pdf", 2 + k, f"第{k + 2}部の内容") for k in range(8)]  # 本編 in 1 of 12
+    question = "本編の第1部には、AIについて何が整理されているか"
+    plain = ChunkSearch(chunks, "bm25", options=RetrieverOptions(named_document_weight=0))
+    named = ChunkSearch(chunks, "bm25", options=RetrieverOptions(named_document_weight=1.0))
+    assert plain.search(question, 2)[0].chunk.id == "deck-c0"  # the deck writes 本編 and the same words
+    assert named.search(question, 2)[0].chunk.id == "main-c0"
