@@ -331,6 +331,7 @@ def numbered_questions():
     from gold_ja_realdata_holdout7 import QUESTIONS_HOLDOUT7
     from gold_ja_realdata_holdout8 import QUESTIONS_HOLDOUT8
     from gold_ja_realdata_holdout9 import QUESTIONS_HOLDOUT9
+    from gold_ja_realdata_holdout10 import QUESTIONS_HOLDOUT10
     from gold_ja_realdata_tune2 import QUESTIONS_TUNE2
 
     counters = {k: 0 for k in KINDS}
@@ -384,6 +385,11 @@ def numbered_questions():
         counters[row[0]] += 1
         yield (f"rj10-{row[0]}-{counters[row[0]]:02d}", [row[0], "holdout", "holdout9"],
                ("issue-11 ninth fresh hold-out (hand-written from page text)", "2026-12-07T16:30:00Z"), row)
+    counters = {k: 0 for k in KINDS}
+    for row in QUESTIONS_HOLDOUT10:
+        counters[row[0]] += 1
+        yield (f"rj11-{row[0]}-{counters[row[0]]:02d}", [row[0], "holdout", "holdout10"],
+               ("issue-11 tenth fresh hold-out (hand-written from page text)", "2026-12-07T17:00:00Z"), row)
 
 
 def main() -> int:
