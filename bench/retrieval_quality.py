@@ -4,7 +4,7 @@ characters, page hit@1 (with the pages its first chunk spans: pages@1, and page_
 divided by that span), MRR (element level), per question kind, and questions total/anchored/scored,
 for the tuning half, the hold-out half and the whole shipped set.
 
-    nice python3 bench/retrieval_quality.py [--workspace DIR] [--halves tune,tune1,tune2,holdout,holdout1,holdout2,holdout3,holdout4,holdout5,holdout6,holdout7,holdout8,holdout9,all]
+    nice python3 bench/retrieval_quality.py [--workspace DIR] [--halves tune,tune1,tune2,holdout,holdout1,holdout2,holdout3,holdout4,holdout5,holdout6,holdout7,holdout8,holdout9,holdout10,all]
                                             [--policy default --policy naive --policy FILE.toml ...]
                                             [--modes bm25,routed,pages,window,fusion,...]
 
@@ -68,9 +68,10 @@ def corpus_chunks(ws, workspace: Path, policy: str, docs: dict[str, Path]) -> li
 
 # hold-out sets whose questions nobody has read yet: their unanchored rows are counted, never listed
 # (stop 32 printed one holdout4 quote that way); a set moves out of here once its figures are read
-UNREAD: tuple[str, ...] = ()  # holdout5 was read once at stop 33, holdout6 (rj7-*) and holdout7 (rj8-*)
-# once each at stop 35, holdout8 (rj9-*) once at stop 36 (on 7e6814e), holdout9 (rj10-*) once at stop 37 (on 7d11d43)
-HALVES = ("tune", "tune1", "tune2", "holdout", "holdout1", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7", "holdout8", "holdout9", "all")
+UNREAD: tuple[str, ...] = ("holdout10",)  # holdout5 was read once at stop 33, holdout6 (rj7-*) and holdout7
+# (rj8-*) once each at stop 35, holdout8 (rj9-*) once at stop 36 (on 7e6814e), holdout9 (rj10-*) once at stop 37
+# (on 7d11d43); holdout10 (rj11-*) is fresh
+HALVES = ("tune", "tune1", "tune2", "holdout", "holdout1", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7", "holdout8", "holdout9", "holdout10", "all")
 
 
 def half_of(tags) -> str:
@@ -82,16 +83,17 @@ def in_half(tags, half: str) -> bool:
     tune is both of them. holdout1 is the first hold-out half (read several times while rules changed),
     holdout2 the fresh one written at stop 28, holdout3 a third fresh one (rj4-*), holdout4 a fourth (rj5-*),
     holdout5 a fifth (rj6-*), holdout6 a sixth (rj7-*), holdout7 a seventh (rj8-*),
-    holdout8 an eighth (rj9-*), holdout9 a ninth (rj10-*); holdout is all nine."""
+    holdout8 an eighth (rj9-*), holdout9 a ninth (rj10-*), holdout10 a tenth (rj11-*); holdout is all ten."""
     if half == "all":
         return True
     if half in ("tune1", "tune2"):
         return "tune" in tags and (("tune2" in tags) == (half == "tune2"))
-    if half in ("holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7", "holdout8", "holdout9"):
+    if half in ("holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7", "holdout8", "holdout9",
+                "holdout10"):
         return "holdout" in tags and half in tags
     if half == "holdout1":
         return "holdout" in tags and not {"holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7",
-                                        "holdout8", "holdout9"} & set(tags)
+                                        "holdout8", "holdout9", "holdout10"} & set(tags)
     return half_of(tags) == half
 
 
@@ -182,7 +184,7 @@ def best_default_run(rows: list[dict]) -> str | None:
 def print_tables(tables: dict[str, list[dict]]) -> None:
     names = {"tune": "TUNING half (tune1 + tune2)", "tune1": "TUNING set 1 (odd ids, saturated)",
              "tune2": "TUNING set 2 (rj2-*, fresh at stop 27)",
-             "holdout": "HOLD-OUT half (holdout1 + ... + holdout9)",
+             "holdout": "HOLD-OUT half (holdout1 + ... + holdout10)",
              "holdout1": "HOLD-OUT set 1 (even rj- ids, read several times)",
              "holdout2": "HOLD-OUT set 2 (rj3-*, read at stop 28, tuned on from stop 29)",
              "holdout3": "HOLD-OUT set 3 (rj4-*, read at stop 29, tuned on from stop 32)",
@@ -192,6 +194,7 @@ def print_tables(tables: dict[str, list[dict]]) -> None:
              "holdout7": "HOLD-OUT set 7 (rj8-*, read once at stop 35: spent)",
              "holdout8": "HOLD-OUT set 8 (rj9-*, read once at stop 36: spent)",
              "holdout9": "HOLD-OUT set 9 (rj10-*, read once at stop 37: spent)",
+             "holdout10": "HOLD-OUT set 10 (rj11-*, not yet read)",
              "all": "whole shipped gold set"}
     # the best mode is chosen on the tuning half (when it ran) and then read off every half
     chosen = best_default_run(tables["tune"]) if "tune" in tables else None

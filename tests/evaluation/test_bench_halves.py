@@ -1,7 +1,8 @@
 """bench/retrieval_quality.py's halves: tune1 is the first tuning set, tune2 the fresh one (rj2-*),
 tune both; holdout1 the first hold-out half, holdout2 the fresh one (rj3-*), holdout3 a third fresh one
 (rj4-*), holdout4 a fourth (rj5-*), holdout5 a fifth (rj6-*), holdout6 a sixth (rj7-*), holdout7 a seventh
-(rj8-*), holdout8 an eighth (rj9-*), holdout9 a ninth (rj10-*), holdout all nine; a hold-out row is in no tuning
+(rj8-*), holdout8 an eighth (rj9-*), holdout9 a ninth (rj10-*), holdout10 a tenth (rj11-*),
+holdout all ten; a hold-out row is in no tuning
 half, and --option reads RetrieverOptions fields."""
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ def test_each_row_of_the_shipped_set_is_in_exactly_the_halves_its_tags_say():
     for row in rows:
         tags = row["tags"]
         halves = {h for h in rq.HALVES if rq.in_half(tags, h)}
-        if row["id"].startswith("rj10-"):
+        if row["id"].startswith("rj11-"):
+            assert halves == {"holdout", "holdout10", "all"}, row["id"]
+        elif row["id"].startswith("rj10-"):
             assert halves == {"holdout", "holdout9", "all"}, row["id"]
         elif row["id"].startswith("rj9-"):
             assert halves == {"holdout", "holdout8", "all"}, row["id"]
@@ -54,10 +57,11 @@ def test_each_row_of_the_shipped_set_is_in_exactly_the_halves_its_tags_say():
     assert sum(rq.in_half(r["tags"], "holdout7") for r in rows) == 60
     assert sum(rq.in_half(r["tags"], "holdout8") for r in rows) == 60
     assert sum(rq.in_half(r["tags"], "holdout9") for r in rows) == 60
-    # holdout is exactly the nine hold-out sets together, none of them overlapping
+    assert sum(rq.in_half(r["tags"], "holdout10") for r in rows) == 45
+    # holdout is exactly the ten hold-out sets together, none of them overlapping
     assert sum(rq.in_half(r["tags"], "holdout") for r in rows) == sum(
         rq.in_half(r["tags"], h) for r in rows for h in ("holdout1", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6",
-                                                   "holdout7", "holdout8", "holdout9"))
+                                                   "holdout7", "holdout8", "holdout9", "holdout10"))
 
 
 def test_option_overrides_a_retriever_field_and_refuses_unknown_names():
