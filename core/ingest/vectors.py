@@ -240,6 +240,24 @@ def _radio_rings(rounds: list[tuple[BBox, bool, bool, int]]) -> list[tuple[BBox,
             continue  # the same button drawn in several strokes (shadow, highlight, outline)
         dot = any(f and area(b) < 0.6 * area(box) and contains(box, b, tolerance=0.5) for b, f, _, _ in rounds)
         out.append((box, filled or dot))
+    return out + _ringless_dots(rounds, [b for b, _ in out])
+
+
+def _ringless_dots(rounds: list[tuple[BBox, bool, bool, int]], rings: Sequence[BBox]) -> list[tuple[BBox, bool]]:
+    """Selected radio options whose "on" look is the dot alone (pdf.js' opt_demo, some designers' kids):
+    a filled disc in no ring, centred on the column or row of the group's rings and smaller than them.
+    It gets the box of those rings, centred on it. A bullet is not in line with radio rings."""
+    out: list[tuple[BBox, bool]] = []
+    for box, filled, stroked, _ in rounds:
+        if not filled or stroked or any(overlap_area(box, r) > 0 for r in rings):
+            continue
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        for r in rings:
+            rw, rh = r[2] - r[0], r[3] - r[1]
+            in_line = abs((r[0] + r[2]) / 2 - cx) <= 1.0 or abs((r[1] + r[3]) / 2 - cy) <= 1.0
+            if in_line and box[2] - box[0] < rw:
+                out.append(((cx - rw / 2, cy - rh / 2, cx + rw / 2, cy + rh / 2), True))
+                break
     return out
 
 
