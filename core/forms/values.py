@@ -262,14 +262,28 @@ def _in_box_to_the_right(look: _Look) -> Found | None:
 
 
 def _on_underline(look: _Look) -> Found | None:
-    """An underline starting just right of the key, at its baseline."""
+    """An underline starting just right of the key, at its baseline. What stands on it is its value, also
+    when it was typed taller than the caption (a filler's auto-sized font) and its middle rises above the
+    caption's top: it is still set on the line, its foot in the caption's row."""
     kb, h = look.kb, look.h
     for y, a, b in look.r.h:
-        if kb[3] - 0.5 * h <= y <= kb[3] + 0.8 * h and a >= kb[2] - 3 and a - kb[2] <= 40 and b - a >= 8:
+        if kb[3] - 0.5 * h <= y <= kb[3] + 0.8 * h and a >= kb[2] - max(3.0, 0.5 * h) and a - kb[2] <= 40 and b - a >= 8:
             area = (a, kb[1] - 2, b, y)
             if not _text_between(look.texts, kb[2], a, kb, look.exclude):
-                return look.unit(_inside(look.texts, area, look.exclude), area), 0.7
+                return look.unit(_inside(look.texts, area, look.exclude) or _standing_on(look, a, b, y), area), 0.7
     return None
+
+
+def _standing_on(look: _Look, a: float, b: float, y: float) -> list[Unit]:
+    """Text on the line from a to b at height y that rises above the caption's row: taller than the caption,
+    its foot on the line (within a third of the caption's height), the rest above it."""
+    kb, h = look.kb, look.h
+    tall = (a, y - TALL_VALUE * h, b, y)
+    return [u for u in _inside(look.texts, tall, look.exclude)
+            if u.height > h and y - h / 3 <= u.bbox[3] <= y + h / 3 and u.bbox[1] < kb[1]]
+
+
+TALL_VALUE = 3.0  # caption heights a value typed on a caption's underline may stand tall
 
 
 def _in_box_below(look: _Look) -> Found | None:

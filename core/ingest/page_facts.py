@@ -13,7 +13,7 @@ from core.ingest.line_numbers import split_line_numbers
 from core.ingest.image_cap import painted_image_boxes
 from core.ingest.lines import Line, Span, locate_glyphs
 from core.ingest.recover_words import recover_missing_words
-from core.ingest.vectors import Vectors, read_vectors
+from core.ingest.vectors import Vectors, read_vectors, underscores_behind_actual_text
 from core.ingest.widgets import Widget, read_widgets
 from core.model import BBox
 from core.text import SELECTION_GLYPHS, clean_text
@@ -79,6 +79,8 @@ def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, 
                 glyph_spans = True
             lines.append(line)
     vec = read_vectors(page, show, rect) if vectors else Vectors()
+    if vectors:
+        vec.hsegs += underscores_behind_actual_text(page, show, [ln.bbox for ln in lines if "_" in ln.text])
     lines, line_numbers = split_line_numbers(split_at_walls(_without_overprints(lines), vec.vsegs))
     if not keep_images:
         images = [(b, i) for b, i in painted_image_boxes(page, show) if centre_on_page(b, rect)]

@@ -110,6 +110,41 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
     return vec
 
 
+UNDERSCORE_RUN = 3  # underscores in a row that print a blank to write on, not a word's "_"
+
+
+def underscores_behind_actual_text(page: pymupdf.Page, show: Display, shown: Sequence[BBox]) -> list[tuple[float, float, float, int]]:
+    """The blanks a page prints as underscores inside marked content whose /ActualText stands for them (Word
+    exports "Name:________" so): the text page reads the ActualText, never the underscores, yet the paper
+    shows a rule to write on. Each run of UNDERSCORE_RUN or more is an underline at its baseline, as the
+    rules drawn as lines are, unless a text line read already holds it (`shown`: lines with "_")."""
+    if not _may_hold_actual_text(page):
+        return []
+    out: list[tuple[float, float, float, int]] = []
+    for span in page.get_texttrace():
+        run: list[tuple] = []
+        for ch in [*span["chars"], None]:
+            if ch is not None and ch[0] == 0x5F:
+                run.append(ch)
+                continue
+            if len(run) >= UNDERSCORE_RUN:
+                baseline = run[0][2][1]
+                box = show((run[0][3][0], baseline, run[-1][3][2], baseline))
+                if not any(contains(s, box, tolerance=2.0) for s in shown):
+                    out.append(((box[1] + box[3]) / 2, box[0], box[2], -1 - len(out)))
+            run = []
+    return out
+
+
+def _may_hold_actual_text(page: pymupdf.Page) -> bool:
+    """ActualText sits in a tagged PDF's structure tree (Word's export) or in the page's marked content;
+    a page with neither is read as it is printed, and its glyphs need no second reading."""
+    doc = page.parent
+    if doc.is_pdf and doc.xref_get_key(doc.pdf_catalog(), "StructTreeRoot")[0] != "null":
+        return True
+    return b"/ActualText" in page.read_contents()
+
+
 def _pane(index: int, path: dict, box: BBox, stroked: bool) -> list[tuple[int, BBox, bool]]:
     """A rectangle filled and not stroked (`box`: its rect as shown), and whether it is white
     (_seen_edges, _white_on_tint); a thinner fill is a rule drawn as a bar, a line of its own."""
