@@ -12,7 +12,7 @@ from core.ingest.display import Display, centre_on_page
 from core.ingest.line_numbers import split_line_numbers
 from core.ingest.image_cap import painted_image_boxes
 from core.ingest.lines import Line, Span, locate_glyphs
-from core.ingest.recover_words import recover_missing_words
+from core.ingest.recover_words import recover_blanked_lines, recover_missing_words
 from core.ingest.vectors import Vectors, read_vectors, underscores_behind_actual_text
 from core.ingest.widgets import Widget, read_widgets
 from core.model import BBox
@@ -51,6 +51,7 @@ def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, 
     textpage = page.get_textpage(flags=TEXT_FLAGS if keep_images else TEXT_FLAGS & ~pymupdf.TEXT_PRESERVE_IMAGES)
     # the words of the same text page are the reference for what the page says (recover_words)
     blocks = recover_missing_words(textpage.extractDICT()["blocks"], textpage.extractWORDS())
+    blocks = recover_blanked_lines(page, blocks, TEXT_FLAGS)
     lines: list[Line] = []
     glyph_spans = False
     images: list[tuple[BBox, str]] = []

@@ -121,6 +121,62 @@ def _word_line(words: Sequence[Word]) -> dict[str, Any]:
     return {"bbox": bbox, "spans": [span], "dir": (1.0, 0.0), "wmode": 0, "recovered": sum(_chars([text]).values())}
 
 
-def _union(words) -> tuple[float, float, float, float]:
-    ws = list(words)
+def _union(boxes) -> tuple[float, float, float, float]:
+    """The box around some words or boxes (their first four numbers)."""
+    ws = list(boxes)
     return (min(w[0] for w in ws), min(w[1] for w in ws), max(w[2] for w in ws), max(w[3] for w in ws))
+
+
+BLANKED_CHARS = 8  # printed characters beyond what the text page read before its lines are read again
+BLANKED_LINE = 3  # characters of a line read again that no line read holds before it is put back
+
+
+def recover_blanked_lines(page: Any, blocks: list[dict[str, Any]], flags: int) -> list[dict[str, Any]]:
+    """Every printed line, also where an /ActualText blanks it: a tagged PDF's structure tree may give a
+    run of print an ActualText of a space (docassemble's Word forms blank "Telephone Number(s):____ Text
+    Message OK?" so), and MuPDF's text page then reads nothing where the paper shows a line. The glyphs are
+    read again without ActualText; each line of that reading that overlaps no line read with text is put
+    back whole when most of its characters are in no line read across it (a value typed over a blanked
+    caption's line is read, the caption not), and counts those as recovered. ActualText that stands for
+    its glyphs (a ligature spelled out, an overprint read once) leaves their characters read there, so it
+    keeps its say."""
+    from core.ingest.vectors import may_hold_actual_text
+
+    if not may_hold_actual_text(page):
+        return blocks
+    read = [ln for b in blocks if b.get("type") == 0 for ln in b["lines"]
+            if any(not s["text"].isspace() for s in ln["spans"])]
+    printed = sum(1 for span in page.get_texttrace() for ch in span["chars"] if not chr(ch[0]).isspace())
+    if printed - sum(sum(_chars([s["text"]]).values()) for ln in read for s in ln["spans"]) < BLANKED_CHARS:
+        return blocks  # the page reads (about) all it prints: no second reading
+    import pymupdf
+
+    again = page.get_textpage(flags=(flags | pymupdf.TEXT_IGNORE_ACTUALTEXT) & ~pymupdf.TEXT_PRESERVE_IMAGES)
+    back = []
+    for block in again.extractDICT()["blocks"]:
+        for raw in block.get("lines", ()):
+            # underscores are blanks, not words: core.ingest.vectors reads those the text page lacks as rules
+            mine = _chars(s["text"].replace("_", " ") for s in raw["spans"])
+            near = _chars(s["text"] for ln in read if _overlap(raw["bbox"], ln["bbox"]) for s in ln["spans"])
+            missing = sum((mine - near).values())
+            if missing >= max(BLANKED_LINE, sum(mine.values()) / 2):
+                back.append(_trimmed({**raw, "recovered": missing}))
+    if not back:
+        return blocks
+    # a block each: two lines blanked one under the other are two captions, not a paragraph
+    return blocks + [{"type": 0, "number": -2, "bbox": ln["bbox"], "lines": [ln]} for ln in back]
+
+
+def _trimmed(raw: dict[str, Any]) -> dict[str, Any]:
+    """The line without the blank spans at its ends, its box theirs: trailing spaces would reach over the
+    check box printed after a caption and hide it as a box framing text."""
+    spans = list(raw["spans"])
+    while spans and not spans[-1]["text"].strip():
+        spans.pop()
+    while spans and not spans[0]["text"].strip():
+        spans.pop(0)
+    return {**raw, "spans": spans, "bbox": _union(s["bbox"] for s in spans)}
+
+
+def _overlap(a: Sequence[float], b: Sequence[float]) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])

@@ -118,7 +118,7 @@ def underscores_behind_actual_text(page: pymupdf.Page, show: Display, shown: Seq
     exports "Name:________" so): the text page reads the ActualText, never the underscores, yet the paper
     shows a rule to write on. Each run of UNDERSCORE_RUN or more is an underline at its baseline, as the
     rules drawn as lines are, unless a text line read already holds it (`shown`: lines with "_")."""
-    if not _may_hold_actual_text(page):
+    if not may_hold_actual_text(page):
         return []
     out: list[tuple[float, float, float, int]] = []
     for span in page.get_texttrace():
@@ -136,7 +136,7 @@ def underscores_behind_actual_text(page: pymupdf.Page, show: Display, shown: Seq
     return out
 
 
-def _may_hold_actual_text(page: pymupdf.Page) -> bool:
+def may_hold_actual_text(page: pymupdf.Page) -> bool:
     """ActualText sits in a tagged PDF's structure tree (Word's export) or in the page's marked content;
     a page with neither is read as it is printed, and its glyphs need no second reading."""
     doc = page.parent

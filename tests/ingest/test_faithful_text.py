@@ -45,6 +45,35 @@ def test_characters_the_dict_output_drops_are_taken_back_from_the_words(engine):
     assert any("Second line" in e.text and "recovered_words" not in e.rules for e in doc.elements())
 
 
+def _blanked_by_actual_text(actual: bytes) -> bytes:
+    """A caption line printed inside marked content whose /ActualText is `actual` (docassemble's Word
+    forms give some lines an ActualText of a space), under a heading read as printed."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=300)
+    page.insert_text((40, 60), "Referral Permission Form", fontsize=14)
+    xref = page.get_contents()[0]
+    line = b"BT /helv 11 Tf 40 200 Td (Telephone Number: Text Message OK?) Tj ET"
+    doc.update_stream(xref, doc.xref_stream(xref) + b"\n/Span <</ActualText (" + actual + b")>> BDC " + line + b" EMC\n")
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_printed_line_an_actual_text_blanks_is_read_as_printed(engine):
+    data = _blanked_by_actual_text(b"\\040")
+    assert "Telephone" not in pymupdf.open("pdf", data)[0].get_text()  # MuPDF reads the ActualText only
+    doc = ingest(data, engine)
+    hit = [e for e in doc.elements() if "Telephone Number" in e.text]
+    assert len(hit) == 1 and "Text Message OK?" in hit[0].text  # before: the line was not read at all
+    assert "recovered_words" in hit[0].rules and hit[0].attr("recovered_chars") >= 25
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_actual_text_that_spells_its_glyphs_is_read_once(engine):
+    doc = ingest(_blanked_by_actual_text(b"Telephone Number: Text Message OK?"), engine)
+    text = " ".join(e.text for e in doc.elements())
+    assert text.count("Telephone") == 1 and not any("recovered_words" in e.rules for e in doc.elements())
+
+
 BODY = ["この指針は、事業者が生成AIを利用する際に留意すべき事項として、イノベーシ",
         "ョンの促進とリスクの緩和を両立する枠組みを示すものであり、各主体が自主的",
         "に取り組むことを期待する。データを判別し",
