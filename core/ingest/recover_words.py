@@ -154,17 +154,17 @@ def recover_blanked_lines(page: Any, blocks: list[dict[str, Any]], flags: int) -
     again = page.get_textpage(flags=(flags | pymupdf.TEXT_IGNORE_ACTUALTEXT) & ~pymupdf.TEXT_PRESERVE_IMAGES)
     back = []
     for block in again.extractDICT()["blocks"]:
+        lines = []
         for raw in block.get("lines", ()):
             # underscores are blanks, not words: core.ingest.vectors reads those the text page lacks as rules
             mine = _chars(s["text"].replace("_", " ") for s in raw["spans"])
             near = _chars(s["text"] for ln in read if _overlap(raw["bbox"], ln["bbox"]) for s in ln["spans"])
             missing = sum((mine - near).values())
             if missing >= max(BLANKED_LINE, sum(mine.values()) / 2):
-                back.append(_trimmed({**raw, "recovered": missing}))
-    if not back:
-        return blocks
-    # a block each: two lines blanked one under the other are two captions, not a paragraph
-    return blocks + [{"type": 0, "number": -2, "bbox": ln["bbox"], "lines": [ln]} for ln in back]
+                lines.append(_trimmed({**raw, "recovered": missing}))
+        if lines:  # grouped as the second reading grouped them: an address stays one block
+            back.append({"type": 0, "number": -2, "bbox": _union(ln["bbox"] for ln in lines), "lines": lines})
+    return blocks + back
 
 
 def _trimmed(raw: dict[str, Any]) -> dict[str, Any]:
