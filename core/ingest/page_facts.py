@@ -13,7 +13,7 @@ from core.ingest.line_numbers import split_line_numbers
 from core.ingest.image_cap import painted_image_boxes
 from core.ingest.lines import Line, Span, locate_glyphs
 from core.ingest.recover_words import recover_blanked_lines, recover_missing_words
-from core.ingest.vectors import Vectors, read_vectors, underscores_behind_actual_text
+from core.ingest.vectors import Vectors, may_hold_actual_text, read_vectors, underscores_behind_actual_text
 from core.ingest.widgets import Widget, read_widgets
 from core.model import BBox
 from core.text import SELECTION_GLYPHS, clean_text
@@ -51,7 +51,9 @@ def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, 
     textpage = page.get_textpage(flags=TEXT_FLAGS if keep_images else TEXT_FLAGS & ~pymupdf.TEXT_PRESERVE_IMAGES)
     # the words of the same text page are the reference for what the page says (recover_words)
     blocks = recover_missing_words(textpage.extractDICT()["blocks"], textpage.extractWORDS())
-    blocks = recover_blanked_lines(page, blocks, TEXT_FLAGS)
+    # the glyphs as printed, read once, only where an ActualText may stand for some of them
+    trace = page.get_texttrace() if may_hold_actual_text(page) else None
+    blocks = recover_blanked_lines(page, blocks, TEXT_FLAGS, trace)
     lines: list[Line] = []
     glyph_spans = False
     images: list[tuple[BBox, str]] = []
@@ -81,7 +83,7 @@ def read_page(page: pymupdf.Page, *, vectors: bool = True, labels: bool = True, 
             lines.append(line)
     vec = read_vectors(page, show, rect) if vectors else Vectors()
     if vectors:
-        vec.hsegs += underscores_behind_actual_text(page, show, [ln.bbox for ln in lines if "_" in ln.text])
+        vec.hsegs += underscores_behind_actual_text(trace, show, [ln.bbox for ln in lines if "_" in ln.text])
     lines, line_numbers = split_line_numbers(split_at_walls(_without_overprints(lines), vec.vsegs))
     if not keep_images:
         images = [(b, i) for b, i in painted_image_boxes(page, show) if centre_on_page(b, rect)]

@@ -131,7 +131,7 @@ BLANKED_CHARS = 8  # printed characters beyond what the text page read before it
 BLANKED_LINE = 3  # characters of a line read again that no line read holds before it is put back
 
 
-def recover_blanked_lines(page: Any, blocks: list[dict[str, Any]], flags: int) -> list[dict[str, Any]]:
+def recover_blanked_lines(page: Any, blocks: list[dict[str, Any]], flags: int, trace: list[dict] | None) -> list[dict[str, Any]]:
     """Every printed line, also where an /ActualText blanks it: a tagged PDF's structure tree may give a
     run of print an ActualText of a space (docassemble's Word forms blank "Telephone Number(s):____ Text
     Message OK?" so), and MuPDF's text page then reads nothing where the paper shows a line. The glyphs are
@@ -139,14 +139,12 @@ def recover_blanked_lines(page: Any, blocks: list[dict[str, Any]], flags: int) -
     back whole when most of its characters are in no line read across it (a value typed over a blanked
     caption's line is read, the caption not), and counts those as recovered. ActualText that stands for
     its glyphs (a ligature spelled out, an overprint read once) leaves their characters read there, so it
-    keeps its say."""
-    from core.ingest.vectors import may_hold_actual_text
-
-    if not may_hold_actual_text(page):
+    keeps its say. `trace`: the page's get_texttrace(), None where no ActualText can be."""
+    if trace is None:
         return blocks
     read = [ln for b in blocks if b.get("type") == 0 for ln in b["lines"]
             if any(not s["text"].isspace() for s in ln["spans"])]
-    printed = sum(1 for span in page.get_texttrace() for ch in span["chars"] if not chr(ch[0]).isspace())
+    printed = sum(1 for span in trace for ch in span["chars"] if not chr(ch[0]).isspace())
     if printed - sum(sum(_chars([s["text"]]).values()) for ln in read for s in ln["spans"]) < BLANKED_CHARS:
         return blocks  # the page reads (about) all it prints: no second reading
     import pymupdf

@@ -113,15 +113,14 @@ def read_vectors(page: pymupdf.Page, show: Display, rect: pymupdf.Rect) -> Vecto
 UNDERSCORE_RUN = 3  # underscores in a row that print a blank to write on, not a word's "_"
 
 
-def underscores_behind_actual_text(page: pymupdf.Page, show: Display, shown: Sequence[BBox]) -> list[tuple[float, float, float, int]]:
+def underscores_behind_actual_text(trace: list[dict] | None, show: Display, shown: Sequence[BBox]) -> list[tuple[float, float, float, int]]:
     """The blanks a page prints as underscores inside marked content whose /ActualText stands for them (Word
     exports "Name:________" so): the text page reads the ActualText, never the underscores, yet the paper
     shows a rule to write on. Each run of UNDERSCORE_RUN or more is an underline at its baseline, as the
-    rules drawn as lines are, unless a text line read already holds it (`shown`: lines with "_")."""
-    if not may_hold_actual_text(page):
-        return []
+    rules drawn as lines are, unless a text line read already holds it (`shown`: lines with "_"). `trace`: the
+    page's get_texttrace(), None where no ActualText can be (may_hold_actual_text)."""
     out: list[tuple[float, float, float, int]] = []
-    for span in page.get_texttrace():
+    for span in trace or ():
         run: list[tuple] = []
         for ch in [*span["chars"], None]:
             if ch is not None and ch[0] == 0x5F:

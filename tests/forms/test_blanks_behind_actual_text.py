@@ -41,10 +41,11 @@ def test_a_value_typed_on_a_blank_hidden_behind_actual_text_is_its_captions(engi
 
 def test_blanks_the_text_page_reads_are_not_drawn_twice():
     from core.ingest.display import Display
-    from core.ingest.vectors import underscores_behind_actual_text
+    from core.ingest.vectors import may_hold_actual_text, underscores_behind_actual_text
 
     page = pymupdf.open("pdf", _form_with_hidden_blanks(hidden=False))[0]
-    assert underscores_behind_actual_text(page, Display(page), []) == []  # no ActualText: nothing to read again
+    assert not may_hold_actual_text(page)  # no ActualText: nothing to read again
     hidden = pymupdf.open("pdf", _form_with_hidden_blanks(hidden=True))[0]
-    rules = underscores_behind_actual_text(hidden, Display(hidden), [])
+    assert may_hold_actual_text(hidden)
+    rules = underscores_behind_actual_text(hidden.get_texttrace(), Display(hidden), [])
     assert len(rules) == 3 and all(abs(x0 - 75) < 1 and x1 - x0 > 100 for _, x0, x1, _ in rules)
