@@ -89,3 +89,38 @@ def latest_page_image(responses) -> str:
     """The newest page image received, as a data: URL (the bare page, before any box is drawn)."""
     assert responses, "no page image came from the server"
     return "data:image/jpeg;base64," + base64.b64encode(responses[-1].body()).decode("ascii")
+
+
+def logged_events(workspace, doc_id: str) -> int:
+    ws = open_workspace(workspace)
+    try:
+        return len(ws.events(doc_id))
+    finally:
+        ws.close()
+
+
+def click_until_logged(page, button, workspace, doc_id: str, shown: str, attempts: int = 3) -> None:
+    """Click `button` as a reviewer would until the document's event log holds one more event and
+    `shown` is on the page. On a loaded 2-core machine Streamlit can drop a click that lands while a
+    rerun another widget asked for is starting (the reviewer sees nothing happen and clicks again);
+    the log is read before each retry, so a click the app stored is never repeated, and two stores
+    for one intent fail the test."""
+    before = logged_events(workspace, doc_id)
+    for _ in range(attempts):
+        button.click()
+        if wait_for_count(workspace, doc_id, before + 1, page, timeout_ms=15_000):
+            break
+        settle(page)
+    else:
+        raise AssertionError(f"{attempts} clicks on {button} stored no event")
+    page.get_by_text(shown, exact=False).first.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
+    page.wait_for_timeout(500)  # a second store would show up here
+    assert logged_events(workspace, doc_id) == before + 1, "one click, one event"
+
+
+def wait_for_count(workspace, doc_id: str, count: int, page, timeout_ms: int) -> bool:
+    for _ in range(timeout_ms // 250):
+        if logged_events(workspace, doc_id) >= count:
+            return True
+        page.wait_for_timeout(250)
+    return logged_events(workspace, doc_id) >= count

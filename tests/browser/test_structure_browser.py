@@ -9,7 +9,7 @@ import pytest
 from core.review.corrections import corrected_document
 from core.review.structure import element_lines
 from core.store.opening import open_workspace
-from tests.browser.steps import settle
+from tests.browser.steps import click_until_logged, settle
 from test_review_browser import (
     STEP_TIMEOUT_MS, chunks, click_on_page, open_document_page, sample_document, wait_for_text,
 )
@@ -36,12 +36,11 @@ def test_reviewer_fixes_text_and_breaks_a_chunk_and_chunks_follow(app_server, br
     area.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
     area.fill(FIXED)
     area.press("Control+Enter")  # commit the text area before the button reads it
-    page.get_by_role("button", name="Save text").click()
-    wait_for_text(page, "saved")
+    click_until_logged(page, page.get_by_role("button", name="Save text"), app_server.workspace, doc_id, "saved")
     if os.environ.get("RLI_SHOTS"):
         page.screenshot(path=os.path.join(os.environ["RLI_SHOTS"], "structure_after_save.png"), full_page=True)
-    page.get_by_role("button", name="Start a new chunk here").click()
-    wait_for_text(page, "A chunk now starts here")
+    click_until_logged(page, page.get_by_role("button", name="Start a new chunk here"), app_server.workspace,
+                       doc_id, "A chunk now starts here")
 
     ws = open_workspace(app_server.workspace)
     try:
@@ -82,23 +81,23 @@ def test_reviewer_joins_a_chunk_splits_a_box_and_undoes_both(app_server, browser
     # lost once in three full suites on a loaded 2-core machine).
     settle(page)
     page.get_by_text("Text, reading order, split, chunk breaks").click()
-    page.get_by_role("button", name="Keep with the chunk before").click()
-    wait_for_text(page, "Kept with the chunk before it")
+    click_until_logged(page, page.get_by_role("button", name="Keep with the chunk before"), app_server.workspace,
+                       doc_id, "Kept with the chunk before it")
     joined = chunks(app_server.workspace, doc_id)
     assert heading.text in chunk_holding(joined, "間保存する。")["text"]
 
     click_on_page(page, code.bbox, doc.page(5).width)
     wait_for_text(page, code.id)
     settle(page)
-    page.get_by_role("button", name="Split", exact=True).click()  # after line 1, the first choice
-    wait_for_text(page, "after line 1")
+    # after line 1, the first choice
+    click_until_logged(page, page.get_by_role("button", name="Split", exact=True), app_server.workspace, doc_id,
+                       "after line 1")
     split = corrected(app_server.workspace, doc_id)
     codes = [e for e in split.page(5).elements if e.category.value == "code"]
     assert len(codes) == 2 and codes[0].text == element_lines(code)[0][1]
 
     for _ in range(2):
-        page.get_by_role("button", name="↶ Undo").click()
-        wait_for_text(page, "Undone")
+        click_until_logged(page, page.get_by_role("button", name="↶ Undo"), app_server.workspace, doc_id, "Undone")
         page.wait_for_timeout(500)  # the next click must meet the rerun's button, not the old one
     ws = open_workspace(app_server.workspace)
     try:
