@@ -372,7 +372,9 @@ def _data_table(table: Element, page: Page, form_page: bool) -> bool:
 
 def _code_columns(pairs: list[Pair]) -> set[int]:
     """Indexes of pairs that form a lookup table: four or more values in one column, all short
-    codes of the same shape ("01", "02", …), are a printed table, not filled-in values."""
+    codes of the same shape ("01", "02", …), are a printed table, not filled-in values. A column
+    whose codes are mostly set in another face than their captions was typed: a filled column of
+    percentages or codes stays."""
     columns: dict[int, list[int]] = {}
     for i, p in enumerate(pairs):
         if p.kind == "text" and p.value is not None and p.value.text.strip():
@@ -381,10 +383,16 @@ def _code_columns(pairs: list[Pair]) -> set[int]:
     for idx in columns.values():
         shapes = [re.sub(r"[A-Za-z]", "a", re.sub(r"\d", "9", pairs[i].value.text.strip())) for i in idx]
         common = max(set(shapes), key=shapes.count) if shapes else ""
-        if len(idx) >= 4 and len(common) <= 4 and shapes.count(common) >= 0.8 * len(idx):
+        typed = sum(_typed_unlike_key(pairs[i]) for i in idx)
+        if len(idx) >= 4 and len(common) <= 4 and shapes.count(common) >= 0.8 * len(idx) and typed <= len(idx) / 2:
             drop.update(idx)
             drop.update(_column_header(pairs, [pairs[i].value.bbox for i in idx]))
     return drop
+
+
+def _typed_unlike_key(p: Pair) -> bool:
+    return bool(p.key is not None and p.key.font and p.value.font
+                and font_family(p.key.font) != font_family(p.value.font))
 
 
 def _column_header(pairs: list[Pair], column: Sequence[BBox]) -> set[int]:
