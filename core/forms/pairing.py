@@ -97,6 +97,8 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
         if found is None:
             continue
         value, confidence = found
+        if key.category is C.SECTION_HEADER and not _typed_unlike(key, value):
+            continue  # a bold "…:" caption labels what was typed after it, never the print under a heading
         if value.id in choices:  # the caption over a list box takes the choice it shows highlighted
             value = choices[value.id]
             value_used.update(uid for uid, chosen in choices.items() if chosen is value)
@@ -391,8 +393,11 @@ def _code_columns(pairs: list[Pair]) -> set[int]:
 
 
 def _typed_unlike_key(p: Pair) -> bool:
-    return bool(p.key is not None and p.key.font and p.value.font
-                and font_family(p.key.font) != font_family(p.value.font))
+    return p.key is not None and _typed_unlike(p.key, p.value)
+
+
+def _typed_unlike(key: Unit, value: Unit) -> bool:
+    return bool(key.font and value.font and font_family(key.font) != font_family(value.font))
 
 
 def _column_header(pairs: list[Pair], column: Sequence[BBox]) -> set[int]:
