@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Sequence
 
+from core.geometry import intersection
 from core.text import clean_text
 
 RECOVERED_RULE = "recovered_words"
@@ -156,7 +157,7 @@ def recover_blanked_lines(page: Any, blocks: list[dict[str, Any]], flags: int, t
         for raw in block.get("lines", ()):
             # underscores are blanks, not words: core.ingest.vectors reads those the text page lacks as rules
             mine = _chars(s["text"].replace("_", " ") for s in raw["spans"])
-            near = _chars(s["text"] for ln in read if _overlap(raw["bbox"], ln["bbox"]) for s in ln["spans"])
+            near = _chars(s["text"] for ln in read if intersection(raw["bbox"], ln["bbox"]) for s in ln["spans"])
             missing = sum((mine - near).values())
             if missing >= max(BLANKED_LINE, sum(mine.values()) / 2):
                 lines.append(_trimmed({**raw, "recovered": missing}))
@@ -174,7 +175,3 @@ def _trimmed(raw: dict[str, Any]) -> dict[str, Any]:
     while spans and not spans[0]["text"].strip():
         spans.pop(0)
     return {**raw, "spans": spans, "bbox": _union(s["bbox"] for s in spans)}
-
-
-def _overlap(a: Sequence[float], b: Sequence[float]) -> bool:
-    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
