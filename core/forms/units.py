@@ -108,6 +108,15 @@ def stored_lines(e: Element) -> list[tuple[BBox, str, float, str]]:
     return out
 
 
+def _typed_in_courier(e: Element) -> bool:
+    """A line in a monospace face read as code: on a form, a value a filler typed in Courier (a text
+    unit, never a key: labels.KEY_CATEGORIES). Code in any other face is a misread heading or print."""
+    return e.category is C.CODE and "\n" not in e.text.strip() and MONOSPACE.search(element_font(e)) is not None
+
+
+MONOSPACE = re.compile(r"cour|mono", re.IGNORECASE)
+
+
 def element_font(e: Element) -> str:
     """The element's font when it is set in one font only (else unknown: "")."""
     fonts = tuple(e.attr("fonts") or ())
@@ -232,7 +241,7 @@ def page_units(doc: Document, page: Page) -> tuple[Unit, ...]:
                 _in_ruled_box(doc, page, e) or _tick_in_a_box(e, marks)):
             # a value typed into a box at the page's edge, or a check box's tick there, not a running head
             e = replace(e, category=C.FORM_FIELD)
-        if e.category not in TEXT_CATEGORIES or not e.text.strip():
+        if (e.category not in TEXT_CATEGORIES and not _typed_in_courier(e)) or not e.text.strip():
             continue
         lines = stored_lines(e)
         whole = _is_paragraph(lines) and e.category is not C.TABLE

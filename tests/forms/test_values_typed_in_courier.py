@@ -1,0 +1,38 @@
+"""A filler that types in Courier (pdf.js' issue6127 form, many government forms' /DA) gives lines the
+layout step reads as code. On a flattened form they are still the values typed into the blanks, and
+stay out of the keys: a code line is never a caption. Real widgets, filled and baked, as
+bench/forms.py does."""
+from __future__ import annotations
+
+import pymupdf
+
+from bench.forms import ingest_document
+from core.categories import Category
+
+BLANKS = (("Name:", "Jordan A. Whitfield"), ("Street address:", "1450 Riverside Drive"),
+          ("Amount due:", "1,234.56"), ("Date of birth:", "2026/06/30"))
+
+
+def _courier_form() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((40, 60), "Application for a parking permit", fontsize=14, fontname="hebo")
+    for r, (caption, value) in enumerate(BLANKS):
+        y = 110 + 30 * r
+        page.insert_text((40, y), caption, fontsize=11, fontname="helv")
+        start = 40 + pymupdf.get_text_length(caption, fontname="helv", fontsize=11) + 4
+        page.draw_line((start, y + 2), (420, y + 2), color=(0, 0, 0), width=0.5)
+        w = pymupdf.Widget()
+        w.field_type, w.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, f"f{r}"
+        w.rect, w.text_fontsize, w.text_font = pymupdf.Rect(start, y - 11, 420, y + 2), 11, "Cour"
+        w.field_value = value
+        page.add_widget(w)
+    doc.bake()
+    return doc.tobytes()
+
+
+def test_values_typed_in_courier_are_the_blanks_values():
+    doc, fields = ingest_document(_courier_form(), "courier.pdf", "fast")
+    code = {e.text.strip() for p in doc.pages for e in p.elements if e.category is Category.CODE}
+    assert code & {v for _, v in BLANKS}, "setup: the layout step reads Courier typing as code"
+    assert {(f.key, f.value) for f in fields} >= {(c.rstrip(":"), v) for c, v in BLANKS}
