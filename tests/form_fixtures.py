@@ -1,5 +1,6 @@
 """A small AcroForm built in code (出張申請書: text widgets, check boxes, a radio group),
-`add_text_widget`, how the forms tests lay a filled text widget on a page they bake, and `by_key`,
+`add_text_widget`, how the forms tests lay a filled text widget on a page they bake,
+`add_captioned_blank`, a caption with an underlined blank after it and the widget typed there, and `by_key`,
 the form tests' way to find a field by its key."""
 from __future__ import annotations
 
@@ -13,6 +14,20 @@ def add_text_widget(page: pymupdf.Page, name: str, rect: pymupdf.Rect, value: st
     w = pymupdf.Widget()
     w.field_type, w.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, name
     w.rect, w.text_fontsize, w.text_font = rect, fontsize, "Helv"
+    w.field_value = value
+    page.add_widget(w)
+
+
+def add_captioned_blank(page: pymupdf.Page, name: str, x: float, y: float, caption: str, value: str,
+                        caption_font: str = "helv", value_font: str = "Helv", end: float = 420.0) -> None:
+    """`caption` at (x, y) in 11 pt, an underline from just after it to `end`, and a text widget on
+    that line holding `value` in `value_font` (baking prints it there)."""
+    page.insert_text((x, y), caption, fontsize=11, fontname=caption_font)
+    start = x + pymupdf.get_text_length(caption, fontname=caption_font, fontsize=11) + 3
+    page.draw_line((start, y + 1), (end, y + 1), color=(0, 0, 0), width=0.5)
+    w = pymupdf.Widget()
+    w.field_type, w.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, name
+    w.rect, w.text_fontsize, w.text_font = pymupdf.Rect(start, y - 12, end, y + 1), 11, value_font
     w.field_value = value
     page.add_widget(w)
 

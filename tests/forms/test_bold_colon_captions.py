@@ -9,7 +9,7 @@ import pymupdf
 
 from bench.forms import ingest_document
 from core.categories import Category
-from form_fixtures import add_text_widget
+from form_fixtures import add_captioned_blank
 
 CAPTIONS = (("This worksheet completed by:", "Jordan A. Whitfield"), ("Date:", "2026-03-14"),
             ("Civil action number:", "26-D-117"))
@@ -24,17 +24,9 @@ def _bold_captions() -> bytes:
     page = doc.new_page(width=612, height=792)
     page.insert_text((150, 60), "WORKSHEET FOR INDIVIDUAL PROPOSED PARENTING PLAN", fontsize=12, fontname="hebo")
     for r, (caption, value) in enumerate(CAPTIONS):
-        y = 120 + 40 * r
-        page.insert_text((40, y), caption, fontsize=11, fontname="tibo")
-        start = 40 + pymupdf.get_text_length(caption, fontname="tibo", fontsize=11) + 3
-        page.draw_line((start, y + 1), (400, y + 1), color=(0, 0, 0), width=0.5)
-        add_text_widget(page, f"f{r}", pymupdf.Rect(start, y - 12, 400, y + 1), value, 11)
+        add_captioned_blank(page, f"f{r}", 40, 120 + 40 * r, caption, value, caption_font="tibo", end=400)
     for r, (caption, value) in enumerate(PLAIN):
-        y = 240 + 15 * r
-        page.insert_text((40, y), caption, fontsize=11, fontname="helv")
-        start = 40 + pymupdf.get_text_length(caption, fontname="helv", fontsize=11) + 3
-        page.draw_line((start, y + 1), (400, y + 1), color=(0, 0, 0), width=0.5)
-        add_text_widget(page, f"p{r}", pymupdf.Rect(start, y - 12, 400, y + 1), value, 11)
+        add_captioned_blank(page, f"p{r}", 40, 240 + 15 * r, caption, value, end=400)
     page.insert_text((40, 300), HEADING, fontsize=11, fontname="tibo")
     page.insert_text((40, 318), PRINT, fontsize=11, fontname="tiro")
     doc.bake()

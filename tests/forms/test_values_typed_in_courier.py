@@ -8,6 +8,7 @@ import pymupdf
 
 from bench.forms import ingest_document
 from core.categories import Category
+from form_fixtures import add_captioned_blank
 
 BLANKS = (("Name:", "Jordan A. Whitfield"), ("Street address:", "1450 Riverside Drive"),
           ("Amount due:", "1,234.56"), ("Date of birth:", "2026/06/30"))
@@ -18,15 +19,7 @@ def _courier_form() -> bytes:
     page = doc.new_page(width=612, height=792)
     page.insert_text((40, 60), "Application for a parking permit", fontsize=14, fontname="hebo")
     for r, (caption, value) in enumerate(BLANKS):
-        y = 110 + 30 * r
-        page.insert_text((40, y), caption, fontsize=11, fontname="helv")
-        start = 40 + pymupdf.get_text_length(caption, fontname="helv", fontsize=11) + 4
-        page.draw_line((start, y + 2), (420, y + 2), color=(0, 0, 0), width=0.5)
-        w = pymupdf.Widget()
-        w.field_type, w.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, f"f{r}"
-        w.rect, w.text_fontsize, w.text_font = pymupdf.Rect(start, y - 11, 420, y + 2), 11, "Cour"
-        w.field_value = value
-        page.add_widget(w)
+        add_captioned_blank(page, f"f{r}", 40, 110 + 30 * r, caption, value, value_font="Cour")
     doc.bake()
     return doc.tobytes()
 
