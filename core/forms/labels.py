@@ -349,6 +349,11 @@ def font_family(font: str) -> str:
     return re.split(r"[-,+]", font.split("+")[-1])[0].lower().removesuffix("mt").removesuffix("ps")
 
 
+def other_family(a: Unit, b: Unit) -> bool:
+    """Both fonts known and of two families: one line typed, the other printed (an unknown font tells nothing)."""
+    return bool(a.font and b.font) and font_family(a.font) != font_family(b.font)
+
+
 def short_typed_line(v: Unit) -> bool:
     """One short line with a known font: what a filler types into a field (a paragraph is print)."""
     return bool(v.font) and len(v.text.strip()) <= MAX_KEY_CHARS * 1.6 and "\n" not in v.text.strip()
@@ -424,8 +429,7 @@ def typed_caption(v: Unit, texts: Sequence[Unit]) -> Unit | None:
     that caption (what typed_families counts), else None."""
     if not short_typed_line(v) or sum(ch.isalnum() for ch in v.text) < 2 or v.category is Category.TITLE:
         return None  # a formula's "=" in a math font, a title in a display face: print, not typing
-    return next((u for u in _captions_of(v, texts) if u.font and _caption_like(u)
-                 and font_family(u.font) != font_family(v.font)), None)
+    return next((u for u in _captions_of(v, texts) if other_family(u, v) and _caption_like(u)), None)
 
 
 def printed_caption(v: Unit, texts: Sequence[Unit], typed: frozenset[str]) -> Unit | None:

@@ -21,7 +21,7 @@ from typing import Sequence
 from core.categories import Category
 from core.forms.labels import (
     COLON_END, LONE_BOXES, LONG_KEY_CHARS, RULE_BELOW, bullet, fillers_of, font_family, key_like, label_candidates, lone_typed_units, mark_label,
-    page_looks_like_form, printed_caption, short_typed_line, typed_families, typed_lines,
+    other_family, page_looks_like_form, printed_caption, short_typed_line, typed_families, typed_lines,
 )
 from core.forms.rulings import Rulings, cell_at, page_rulings, wall_between
 from core.forms.unit_index import input_boxes
@@ -97,7 +97,7 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
         if found is None:
             continue
         value, confidence = found
-        if key.category is C.SECTION_HEADER and not _typed_unlike(key, value):
+        if key.category is C.SECTION_HEADER and not other_family(key, value):
             continue  # a bold "…:" caption labels what was typed after it, never the print under a heading
         if value.id in choices:  # the caption over a list box takes the choice it shows highlighted
             value = choices[value.id]
@@ -385,19 +385,11 @@ def _code_columns(pairs: list[Pair]) -> set[int]:
     for idx in columns.values():
         shapes = [re.sub(r"[A-Za-z]", "a", re.sub(r"\d", "9", pairs[i].value.text.strip())) for i in idx]
         common = max(set(shapes), key=shapes.count) if shapes else ""
-        typed = sum(_typed_unlike_key(pairs[i]) for i in idx)
+        typed = sum(pairs[i].key is not None and other_family(pairs[i].key, pairs[i].value) for i in idx)
         if len(idx) >= 4 and len(common) <= 4 and shapes.count(common) >= 0.8 * len(idx) and typed <= len(idx) / 2:
             drop.update(idx)
             drop.update(_column_header(pairs, [pairs[i].value.bbox for i in idx]))
     return drop
-
-
-def _typed_unlike_key(p: Pair) -> bool:
-    return p.key is not None and _typed_unlike(p.key, p.value)
-
-
-def _typed_unlike(key: Unit, value: Unit) -> bool:
-    return bool(key.font and value.font and font_family(key.font) != font_family(value.font))
 
 
 def _column_header(pairs: list[Pair], column: Sequence[BBox]) -> set[int]:

@@ -12,7 +12,7 @@ from typing import Sequence
 from core.categories import Category
 from core.forms.labels import (
     COLON_END, LINE_NUMBER, WORDY, YEAR_PREFIX, amount_after, bridged, fillers_of, font_family, key_like,
-    label_candidates, numbers_its_row,
+    label_candidates, numbers_its_row, other_family,
 )
 from core.forms.rulings import Rulings, cell_at, comb_run, open_row_at
 from core.forms.units import Unit, box_id, same_row, same_size, same_style, union_box
@@ -355,8 +355,7 @@ def _typed_below(look: _Look, asks: object) -> Found | None:
     if not below:
         return None
     nearest = min(below, key=lambda u: u.bbox[1])
-    typed = bool(nearest.font and key.font) and font_family(nearest.font) in look.typed \
-        and font_family(nearest.font) != font_family(key.font)
+    typed = other_family(nearest, key) and font_family(nearest.font) in look.typed
     if not (asks or typed):
         return None
     if not _valueish(nearest) or _key_like_colon(nearest) or nearest.rows or (same_size(nearest, key) and not typed):
