@@ -9,11 +9,12 @@ import pymupdf
 from core.forms.form_field import FormField
 
 
-def add_text_widget(page: pymupdf.Page, name: str, rect: pymupdf.Rect, value: str, fontsize: float) -> None:
-    """A Helvetica text widget named `name` holding `value` (baking prints it in the box)."""
+def add_text_widget(page: pymupdf.Page, name: str, rect: pymupdf.Rect, value: str, fontsize: float,
+                    font: str = "Helv") -> None:
+    """A text widget named `name` holding `value` in `font` (baking prints it in the box)."""
     w = pymupdf.Widget()
     w.field_type, w.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, name
-    w.rect, w.text_fontsize, w.text_font = rect, fontsize, "Helv"
+    w.rect, w.text_fontsize, w.text_font = rect, fontsize, font
     w.field_value = value
     page.add_widget(w)
 
@@ -25,11 +26,7 @@ def add_captioned_blank(page: pymupdf.Page, name: str, x: float, y: float, capti
     page.insert_text((x, y), caption, fontsize=11, fontname=caption_font)
     start = x + pymupdf.get_text_length(caption, fontname=caption_font, fontsize=11) + 3
     page.draw_line((start, y + 1), (end, y + 1), color=(0, 0, 0), width=0.5)
-    w = pymupdf.Widget()
-    w.field_type, w.field_name = pymupdf.PDF_WIDGET_TYPE_TEXT, name
-    w.rect, w.text_fontsize, w.text_font = pymupdf.Rect(start, y - 12, end, y + 1), 11, value_font
-    w.field_value = value
-    page.add_widget(w)
+    add_text_widget(page, name, pymupdf.Rect(start, y - 12, end, y + 1), value, 11, value_font)
 
 
 def acroform_pdf() -> bytes:

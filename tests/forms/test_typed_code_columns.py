@@ -7,7 +7,7 @@ from __future__ import annotations
 import pymupdf
 
 from bench.forms import ingest_fields
-from form_fixtures import add_text_widget
+from form_fixtures import add_captioned_blank, add_text_widget
 
 HEADER = (("Civil Action No.", "26-D-117"), ("Date", "2026-03-14"), ("Completed by", "Jordan Whitfield"))
 SHARES = (("50", "50"), ("60", "40"), ("45", "55"), ("70", "30"), ("35", "65"))
@@ -19,10 +19,7 @@ def _share_rows(typed: bool) -> bytes:
     page.insert_text((40, 40), "Worksheet for individual proposed parenting plan", fontsize=13, fontname="hebo")
     for c, (caption, value) in enumerate(HEADER):  # the form's colon captions, typed into in both variants
         x = 40 + 180 * c
-        page.insert_text((x, 62), caption + ":", fontsize=11, fontname="tiro")
-        start = x + pymupdf.get_text_length(caption + ":", fontname="tiro", fontsize=11) + 3
-        page.draw_line((start, 63), (x + 170, 63), color=(0, 0, 0), width=0.5)
-        add_text_widget(page, f"head{c}", pymupdf.Rect(start, 51, x + 170, 63), value, 11)
+        add_captioned_blank(page, f"head{c}", x, 62, caption + ":", value, caption_font="tiro", end=x + 170)
     for r, shares in enumerate(SHARES):
         y = 160 + 60 * r
         page.insert_text((40, y - 30), f"({'ABCDE'[r]}) Examples of the parent's duties in this area", fontsize=11,
