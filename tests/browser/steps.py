@@ -114,7 +114,7 @@ def click_until_logged(page, button, workspace, doc_id: str, shown: str, attempt
     else:
         raise AssertionError(f"{attempts} clicks on {button} stored no event")
     page.get_by_text(shown, exact=False).first.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
-    page.wait_for_timeout(500)  # a second store would show up here
+    page.wait_for_timeout(500)  # a second store would show up here, and the rerun's widgets are drawn
     assert logged_events(workspace, doc_id) == before + 1, "one click, one event"
 
 

@@ -97,8 +97,8 @@ def test_reviewer_joins_a_chunk_splits_a_box_and_undoes_both(app_server, browser
     assert len(codes) == 2 and codes[0].text == element_lines(code)[0][1]
 
     for _ in range(2):
+        # click_until_logged pauses after the event, so the next click meets the rerun's button
         click_until_logged(page, page.get_by_role("button", name="↶ Undo"), app_server.workspace, doc_id, "Undone")
-        page.wait_for_timeout(500)  # the next click must meet the rerun's button, not the old one
     ws = open_workspace(app_server.workspace)
     try:
         kinds = [e.kind for e in ws.events(doc_id)]
