@@ -12,7 +12,7 @@ from typing import Sequence
 from core.categories import Category
 from core.forms.labels import (
     COLON_END, LINE_NUMBER, WORDY, YEAR_PREFIX, amount_after, bridged, fillers_of, font_family, key_like,
-    label_candidates, numbers_its_row, other_family,
+    label_candidates, numbers_its_row, other_family, short_typed_line,
 )
 from core.forms.rulings import Rulings, cell_at, comb_run, open_row_at
 from core.forms.units import Unit, box_id, same_row, same_size, same_style, union_box
@@ -87,7 +87,7 @@ def value_for(key: Unit, texts: Sequence[Unit], r: Rulings, boxes: Sequence[Unit
     if cell is not None and contains(cell, key.bbox, 2.0):
         # a key inside a ruled cell has its value in that cell or the one beside it, nowhere else
         return _typed_beside_in_own_cell(look, cell) or _below_in_own_cell(look, cell) \
-            or _in_cell_to_the_right(look, cell)
+            or _typed_in_cell_below(look, cell) or _in_cell_to_the_right(look, cell)
     if cell is None and form_page:
         found = _on_rule_above(look)
         if found is not None:
@@ -209,6 +209,30 @@ def _written_below(look: _Look, region: BBox, confidence: float) -> Found | None
     if not beside and not _continues_label(look.key, below) and not _data_row(texts, region, kb, exclude):
         return look.unit(below, area), confidence
     return None
+
+
+def _typed_in_cell_below(look: _Look, cell: BBox) -> Found | None:
+    """A caption filling a strip of its own over an input box (a government form's cell: the caption
+    ruled off at the top, the filled box under it): the one short line alone in the box right under
+    the strip is the value when it is set larger than the caption, whatever its face (a filler types
+    in the form's own Helvetica too). A table's column head over its data is set in the data's size
+    or larger; a face of its own is no sign either (a value typed over the next box down is in one)."""
+    kb, h, key = look.kb, look.h, look.key
+    if cell[3] - kb[3] >= max(8.0, 0.8 * h) or len(key.text.strip()) > STRIP_CAPTION_CHARS:
+        return None  # a sentence ruled off over a box is the form's print, not a caption strip
+    below = cell_at(look.r, min(kb[0] + h, (kb[0] + kb[2]) / 2), cell[3] + 1.5)
+    if below is None or below[1] < cell[3] - 2.0 or abs(below[0] - cell[0]) > h \
+            or below[3] - below[1] > CELL_BELOW_LINES * h:
+        return None
+    inside = _inside(look.texts, below, look.exclude)
+    if len(inside) != 1 or not short_typed_line(inside[0]) or not _valueish(inside[0]) or _key_like_colon(inside[0]):
+        return None
+    value = inside[0]
+    return (value, 0.75) if value.size > key.size and not same_size(key, value) else None
+
+
+STRIP_CAPTION_CHARS = 64  # a caption's length (MAX_KEY_CHARS for Latin text)
+CELL_BELOW_LINES = 6.0  # caption heights an input box under its caption's strip may stand (a two-line address)
 
 
 def _in_cell_to_the_right(look: _Look, cell: BBox) -> Found | None:
