@@ -21,16 +21,17 @@ from core.geometry import contains, overlap_area, vertical_overlap
 from core.headings import heading_level
 from core.memo import page_memo
 from core.model import BBox, Document, Element, Page, thaw
+from core.text import map_symbol_glyphs
 
 C = Category
 
 # glyph -> state; round ones are radio buttons
 MARK_GLYPHS = {"☐": "unselected", "□": "unselected", "☑": "selected", "☒": "selected", "■": "selected",
                "✓": "selected", "✔": "selected", "○": "unselected", "◯": "unselected", "◉": "selected",
-               "●": "selected", "◎": "selected", "⦿": "selected"}
+               "●": "selected", "◎": "selected", "⦿": "selected", "❑": "unselected"}
 ROUND_GLYPHS = set("○◯◉●◎⦿")
 # a glyph only counts as a mark at a line start or after a space/bracket (not "□を付ける")
-_MARK_AT = re.compile(r"(?:(?<=^)|(?<=[\s(（\[［:：、,]))([☐□☑☒■✓✔○◯◉●◎⦿])(?![ぁ-ゟ])")
+_MARK_AT = re.compile(r"(?:(?<=^)|(?<=[\s(（\[［:：、,]))([☐□☑☒■✓✔○◯◉●◎⦿❑])(?![ぁ-ゟ])")
 TEXT_CATEGORIES = (C.TEXT, C.LIST_ITEM, C.FORM_FIELD, C.TABLE, C.CAPTION, C.SECTION_HEADER, C.TITLE,
                    C.FOOTNOTE, C.DOCUMENT_INDEX, C.REFERENCE, C.PICTURE)  # a form region read as a figure
 
@@ -121,6 +122,10 @@ def element_font(e: Element) -> str:
     """The element's font when it is set in one font only (else unknown: "")."""
     fonts = tuple(e.attr("fonts") or ())
     return str(fonts[0]) if len(fonts) == 1 else ""
+
+
+def _glyph_past_first_line(lines: Sequence[tuple[BBox, str, float, str]]) -> bool:
+    return any(_MARK_AT.search(t) for _, t, _, _ in lines[1:])
 
 
 def _is_paragraph(lines: Sequence[tuple[BBox, str, float, str]]) -> bool:
@@ -243,8 +248,11 @@ def page_units(doc: Document, page: Page) -> tuple[Unit, ...]:
             e = replace(e, category=C.FORM_FIELD)
         if (e.category not in TEXT_CATEGORIES and not _typed_in_courier(e)) or not e.text.strip():
             continue
-        lines = stored_lines(e)
-        whole = _is_paragraph(lines) and e.category is not C.TABLE
+        # a stored line keeps the text as read: Wingdings' boxes become their look-alikes, as in the element's text
+        fonts = tuple(e.attr("fonts") or ())
+        lines = [(b, map_symbol_glyphs(t, fonts)[0], s, f) for b, t, s, f in stored_lines(e)]
+        # a box glyph inside a paragraph is placed on its own line, not along the whole block
+        whole = _is_paragraph(lines) and e.category is not C.TABLE and not _glyph_past_first_line(lines)
         pieces = [(e.id, e.bbox, e.text, float(e.attr("size") or 0), element_font(e))] if whole else \
             [(f"{e.id}:{i}", b, t, s, f or element_font(e)) for i, (b, t, s, f) in enumerate(lines)]
         rows = tuple(b for b, _, _, _ in lines) if whole and len(lines) > 1 else ()
