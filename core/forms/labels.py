@@ -196,6 +196,8 @@ def form_signal(page: Page, units: Sequence[Unit], rulings: Rulings | None = Non
         return True
     if rulings is not None and len(captioned_boxes(texts, rulings)) >= 2:
         return True
+    if rulings is not None and len(captions_over_boxes(texts, rulings)) >= 2:
+        return True
     if captioned_blanks(units) >= 2:
         return True
     # filled in and flattened: values typed into boxes of their own, whatever prints their captions
@@ -254,7 +256,7 @@ def page_looks_like_form(units: Sequence[Unit], rulings: Rulings, boxes: Sequenc
         return True
     if amount_lines(texts) >= AMOUNT_LINES:
         return True
-    return len(captioned_boxes(texts, rulings)) >= 2
+    return len(captioned_boxes(texts, rulings)) >= 2 or len(captions_over_boxes(texts, rulings)) >= 2
 
 
 AMOUNT_LINES = 2  # numbered lines, each with an amount typed past its number printed again, that show a form
@@ -343,6 +345,44 @@ def captioned_boxes(texts: Sequence[Unit], rulings: Rulings) -> list[BBox]:
     return out
 
 
+def captions_over_boxes(texts: Sequence[Unit], rulings: Rulings) -> dict[str, BBox]:
+    """Caption id → the ruled box right under it: a short one-line caption outside any box, over a box
+    sized like an input line that starts under its first letter, stands apart (no closed box across
+    any of its walls: a table's cells do) and is empty or holds one line set unlike the caption (a web
+    form's "Company name" over its field). The fast engine often reads such a bold caption as a heading."""
+    out: dict[str, BBox] = {}
+    for u in texts:
+        text = strip_mark_glyphs(u.text)
+        if u.kind != "text" or not text or len(text) > MAX_KEY_CHARS * 1.6 or "\n" in text.strip() \
+                or u.category not in KEY_CATEGORIES + (C.SECTION_HEADER,) or not WORDY.search(text) \
+                or COLON_END.search(text):
+            continue  # ("JOB No.:" asks for what follows it on its row)
+        kb, h = u.bbox, u.height
+        if cell_at(rulings, (kb[0] + kb[2]) / 2, (kb[1] + kb[3]) / 2) is not None:
+            continue
+        box = cell_at(rulings, kb[0] + min(h, (kb[2] - kb[0]) / 2), kb[3] + 0.5 * h)
+        if box is None or not (kb[3] - 0.2 * h <= box[1] <= kb[3] + 1.2 * h) or abs(box[0] - kb[0]) > 1.5 * h:
+            continue
+        if not (0.8 * h <= box[3] - box[1] <= 4.5 * h and box[2] - box[0] >= max(kb[2] - kb[0], 4 * h)) \
+                or _boxed_in(rulings, box):
+            continue
+        inside = [v for v in texts if box[0] <= (v.bbox[0] + v.bbox[2]) / 2 <= box[2]
+                  and box[1] <= (v.bbox[1] + v.bbox[3]) / 2 <= box[3]]
+        # a caption printed on the box's row, just left of it, is the box's ("S/O No. [OSTHYS…]")
+        beside = any(v is not u and same_row(v.bbox, box) and 0 <= box[0] - v.bbox[2] <= CAPTION_GAP
+                     and key_like(v, False) for v in texts)
+        if len(inside) <= 1 and not any(same_style(v, u) for v in inside) and not beside:
+            out[u.id] = box
+    return out
+
+
+def _boxed_in(rulings: Rulings, box: BBox) -> bool:
+    """A closed box across one of `box`'s walls: `box` is a cell of a grid, not a box of its own."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return any(cell_at(rulings, x, y) is not None
+               for x, y in ((box[0] - 3, cy), (box[2] + 3, cy), (cx, box[1] - 3), (cx, box[3] + 3)))
+
+
 def font_family(font: str) -> str:
     """"ABCDEF+Arial-BoldMT" → "arial": a bold and a regular line of one family are one typeface (a
     table's bold head over its body), a value typed in the filler's font is another."""
@@ -384,12 +424,7 @@ def lone_typed_units(texts: Sequence[Unit], rulings: Rulings) -> list[tuple[BBox
     boxed = {id(v) for _, v in held}
     families = {font_family(u.font) for u in texts if id(u) not in boxed and u.font}
 
-    def in_grid(box: BBox) -> bool:
-        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-        return any(cell_at(rulings, x, y) is not None
-                   for x, y in ((box[0] - 3, cy), (box[2] + 3, cy), (cx, box[1] - 3), (cx, box[3] + 3)))
-
-    return [(box, v) for box, v in held if font_family(v.font) not in families and not in_grid(box)]
+    return [(box, v) for box, v in held if font_family(v.font) not in families and not _boxed_in(rulings, box)]
 
 
 BLANK_LONGER = 1.5  # a written-on blank runs this many times the written line's width, at least

@@ -20,8 +20,9 @@ from typing import Sequence
 
 from core.categories import Category
 from core.forms.labels import (
-    COLON_END, LONE_BOXES, LONG_KEY_CHARS, RULE_BELOW, bullet, fillers_of, font_family, key_like, label_candidates, lone_typed_units, mark_label,
-    other_family, page_looks_like_form, printed_caption, short_typed_line, typed_families, typed_lines,
+    COLON_END, LONE_BOXES, LONG_KEY_CHARS, RULE_BELOW, bullet, captions_over_boxes, fillers_of, font_family, key_like,
+    label_candidates, lone_typed_units, mark_label, other_family, page_looks_like_form, printed_caption, short_typed_line,
+    typed_families, typed_lines,
 )
 from core.forms.rulings import Rulings, cell_at, page_rulings, wall_between
 from core.forms.unit_index import input_boxes
@@ -81,6 +82,7 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     typed = typed_families(texts, rulings) | {font_family(u.font) for u in typed_boxed.values() if u.font} \
         if form_page else frozenset()
     not_keys = _stacked_words(texts) | _typed_beside_captions(texts, typed, rulings)
+    over_boxes = captions_over_boxes(texts, rulings) if form_page else {}
     typed_boxed = typed_boxed if form_page else {}
     # the caption of a blank printed as underscores takes its blank first: it is not the value of
     # the question printed before it on the row
@@ -90,14 +92,14 @@ def pair_page(page: Page, units: Sequence[Unit], taken: set[str], doc_id: str,
     for key in ordered:
         # a label over a ruled blank may be long (US forms); the looser rules want a short key
         if key.id in used or key.id in value_used or key.id in typed_boxed or key.id in choices \
-                or not key_like(key, True, max_chars=LONG_KEY_CHARS):
+                or not (key_like(key, True, max_chars=LONG_KEY_CHARS) or key.id in over_boxes):
             continue
         found = value_for(key, texts, rulings, boxes, used | value_used, doc_id, page.number, form_page, typed,
                           bool(typed_boxed))
         if found is None:
             continue
         value, confidence = found
-        if key.category is C.SECTION_HEADER and not other_family(key, value):
+        if key.category is C.SECTION_HEADER and not other_family(key, value) and key.id not in over_boxes:
             continue  # a bold "…:" caption labels what was typed after it, never the print under a heading
         if value.id in choices:  # the caption over a list box takes the choice it shows highlighted
             value = choices[value.id]
