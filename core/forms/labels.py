@@ -538,13 +538,38 @@ def typed_lines(texts: Sequence[Unit], rulings: Rulings | None = None) -> set[st
     one in its column, in its face and size, on the next ruled row (the rest of a column of values
     typed under one caption: a list of accounts). The rule between them is what tells a column of
     boxes from a paragraph's next line, which stands as close in the same face."""
-    typed = {v.id for v in texts if typed_caption(v, texts) is not None}
+    # an amount typed past its line's number printed again is typed too, its caption far off (a 1040)
+    typed = {v.id for v in texts if typed_caption(v, texts) is not None} | set(line_captions(texts))
     fresh = set(typed)
     while fresh:
         fresh = {v.id for v in texts if v.id not in typed and short_typed_line(v)
                  and any(u.id in fresh for u in (*_typed_before(v, texts), *_typed_above(v, texts, rulings)))}
         typed |= fresh
     return typed
+
+
+def line_captions(texts: Sequence[Unit]) -> dict[str, Unit | None]:
+    """Amount id → its line's caption, for each short amount typed right after a line's number printed
+    again before the amount column: the wordy text nearest left of that number on its row ("19
+    Unemployment compensation . . . 19 [amount]"), None when the row prints only its number."""
+    out: dict[str, Unit | None] = {}
+    for number in texts:
+        if not numbers_its_row(number, texts):
+            continue
+        amount = amount_after(number, texts)
+        if amount is None or not short_typed_line(amount):
+            continue
+        left = [u for u in texts if u is not number and same_row(u.bbox, number.bbox)
+                and u.bbox[2] <= number.bbox[0] + 1 and WORDY.search(u.text) and not LINE_NUMBER.match(u.text.strip())]
+        out[amount.id] = max(left, key=lambda u: u.bbox[2], default=None)
+        # the cents typed after the dollars in the line's next box are the line's too
+        cents = [u for u in texts if u is not amount and same_row(u.bbox, amount.bbox)
+                 and 0 <= u.bbox[0] - amount.bbox[2] <= 2 * amount.height and short_typed_line(u)
+                 and font_family(u.font) == font_family(amount.font)]
+        nearest = min(cents, key=lambda u: u.bbox[0], default=None)
+        if nearest is not None:
+            out.setdefault(nearest.id, out[amount.id])
+    return out
 
 
 COLUMN_ALIGN = 3.0  # pt two lines' left edges may differ and still start one column

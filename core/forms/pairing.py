@@ -21,8 +21,8 @@ from typing import Sequence
 from core.categories import Category
 from core.forms.labels import (
     COLON_END, LONE_BOXES, LONG_KEY_CHARS, RULE_BELOW, bullet, captions_over_boxes, fillers_of, font_family, key_like,
-    label_candidates, lone_typed_units, mark_label, other_family, page_looks_like_form, printed_caption, short_typed_line,
-    typed_families, typed_lines,
+    label_candidates, line_captions, lone_typed_units, mark_label, other_family, page_looks_like_form, printed_caption,
+    short_typed_line, typed_families, typed_lines,
 )
 from core.forms.rulings import Rulings, cell_at, page_rulings, wall_between
 from core.forms.unit_index import input_boxes
@@ -131,11 +131,13 @@ def _typed_leftovers(texts: Sequence[Unit], typed: frozenset[str], rulings: Ruli
     gives it a place, a ruled box or a rule under it (a byline in the filler's face has neither). A
     list box's other options are neither keys nor values."""
     out = []
+    lines = line_captions(texts)
     for u in texts:
         if u.id in taken or not u.font or font_family(u.font) not in typed or COLON_END.search(u.text) \
                 or not short_typed_line(u) or not strip_mark_glyphs(u.text).strip():
             continue
-        caption = printed_caption(u, texts, typed)
+        # an amount typed past its line's number printed again is that line's ("19 Unemployment … 19 [ ]")
+        caption = lines.get(u.id) or printed_caption(u, texts, typed)
         if caption is not None or _has_place(u, rulings):
             out.append(Pair("text", caption, u, 0.5))
     return out

@@ -6,7 +6,10 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from bench.forms import ingest_fields
+from bench.forms import ingest_document, ingest_fields
+from core.forms.fields import document_units
+from core.forms.labels import typed_families
+from core.forms.rulings import page_rulings
 from form_fixtures import add_text_widget
 
 LINES = (("Interest Income From Obligations of Other States", "1,234.56"),
@@ -80,3 +83,49 @@ def test_numbered_amount_lines_alone_show_the_file_is_a_form(engine):
     fields = ingest_fields(_lines_alone(), "lines.pdf", engine)
     for caption, amount in LINES:
         assert [f.value for f in fields if f.key.endswith(caption)] == [amount]
+
+
+
+# what a filler types into a 1040's amount boxes is not always digits: "N/A", a code, a name
+DOLLARS = ("1,234", "N/A", "K9")
+CENTS = ("05", "90", "45")
+
+
+def _dollars_and_cents() -> bytes:
+    """A 1040's amount column: the line's number printed again, then a ruled dollars box and cents box,
+    the caption far to the left (Times 8); the amounts typed in Helvetica 10. No caption stands near
+    any amount, so only the line numbers printed again show the face typed."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    for i, ((caption, _), dollars, cents) in enumerate(zip(LINES, DOLLARS, CENTS)):
+        y, number = 160 + 24 * i, 7 + i
+        page.insert_text((40, y), f"{number}", fontsize=8, fontname="tiro")
+        page.insert_text((52, y), caption + " . . . . . .", fontsize=8, fontname="tiro")
+        page.insert_text((440, y), f"{number}", fontsize=8, fontname="tiro")
+        dollars_box, cents_box = pymupdf.Rect(454, y - 10, 540, y + 2), pymupdf.Rect(540, y - 10, 570, y + 2)
+        for box in (dollars_box, cents_box):
+            page.draw_rect(box, color=(0, 0, 0), width=0.5)
+        add_text_widget(page, f"d{number}", dollars_box, dollars, 10)
+        add_text_widget(page, f"c{number}", cents_box, cents, 10)
+    doc.bake()
+    return doc.tobytes()
+
+
+def test_the_dollars_and_cents_typed_past_a_lines_number_are_that_lines_and_never_keys():
+    """A code typed in the dollars box ("N/A", "K9") is a value, never the key of the cents after it.
+    (This passed before too, through the caption's own rule; it guards the typed-face change below.)"""
+    fields = ingest_fields(_dollars_and_cents(), "dollars.pdf", "fast")
+    typed = set(DOLLARS) | set(CENTS)
+    assert not [f for f in fields if f.key in typed]
+    for (caption, _), dollars, cents in zip(LINES, DOLLARS, CENTS):
+        got = sorted(f.value for f in fields if caption in f.key)
+        assert got == sorted((dollars, cents)), (caption, [(f.key, f.value) for f in fields])
+
+
+def test_the_face_amounts_are_typed_in_past_their_line_numbers_is_a_typed_face():
+    """Failed before: a face counted as typed only by lines with a caption close to them, so on a 1040
+    (every caption far left of its amount) the filler's Helvetica was the form's print, and a code
+    typed into one box could be the key of the next box's value."""
+    doc, _ = ingest_document(_dollars_and_cents(), "dollars.pdf", "fast")
+    texts = [u for u in document_units(doc)[1] if u.kind == "text"]
+    assert "helvetica" in typed_families(texts, page_rulings(doc, doc.page(1)))
