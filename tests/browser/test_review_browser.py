@@ -18,6 +18,7 @@ import pytest
 from core.categories import Category
 from core.review.corrections import corrected_document, record_events
 from core.store.opening import open_workspace
+from tests.browser.steps import click_until_logged
 
 pytestmark = pytest.mark.browser
 
@@ -113,8 +114,8 @@ def test_reviewer_fixes_footer_draws_caption_links_it_and_chunks_follow(app_serv
     assert not any(CAPTION_TEXT in c["text"] for c in before), "setup: the caption should be missing"
 
     reopen_as_the_reviewer_on_page(page, number, doc.page_count)
-    relabel_as_footer(page, doc.element(footer_id), width)
-    draw_caption_box(page, padded(missed_caption.bbox), width)
+    relabel_as_footer(page, doc.element(footer_id), width, app_server.workspace, doc_id)
+    draw_caption_box(page, padded(missed_caption.bbox), width, app_server.workspace, doc_id)
     new_caption = the_drawn_caption(app_server.workspace, doc_id, number)
     assert new_caption.text.replace("\n", "") == CAPTION_TEXT
     drawn = tuple(pytest.approx(v, abs=1) for v in padded(missed_caption.bbox))
@@ -132,13 +133,12 @@ def reopen_as_the_reviewer_on_page(page, number: int, page_count: int) -> None:
     sign_in_and_go_to_page(page, REVIEWER, number, page_count)
 
 
-def relabel_as_footer(page, footer, page_width: float) -> None:
+def relabel_as_footer(page, footer, page_width: float, workspace: Path, doc_id: str) -> None:
     """Step 1: the footer that was read as text gets its category back."""
     click_on_page(page, footer.bbox, page_width)
     wait_for_text(page, footer.id)
     choose_option(page, "Category", f"{Category.PAGE_FOOTER.label_ja} · page_footer")
-    page.get_by_role("button", name="Relabel", exact=True).click()
-    wait_for_text(page, "Relabelled")
+    click_until_logged(page, page.get_by_role("button", name="Relabel", exact=True), workspace, doc_id, "Relabelled")
 
 
 def padded(bbox) -> tuple[float, float, float, float]:
@@ -147,7 +147,7 @@ def padded(bbox) -> tuple[float, float, float, float]:
     return x0 - 3, y0 - 2, x1 + 3, y1 + 2
 
 
-def draw_caption_box(page, box_points, page_width: float) -> None:
+def draw_caption_box(page, box_points, page_width: float, workspace: Path, doc_id: str) -> None:
     """Step 2: draw the missed caption; its text comes from the PDF under the box."""
     page.get_by_role("radio", name="Draw a box").click()
     choose_option(page, "Category of new boxes", f"{Category.CAPTION.label_ja} · caption")
@@ -165,8 +165,7 @@ def draw_caption_box(page, box_points, page_width: float) -> None:
     page.mouse.move(*end, steps=5)
     page.mouse.up()
     wait_for_text(page, CAPTION_TEXT)  # the preview of the text under the box
-    page.get_by_role("button", name="Add 1 box").click()
-    wait_for_text(page, "Added 1 box")
+    click_until_logged(page, page.get_by_role("button", name="Add 1 box"), workspace, doc_id, "Added 1 box")
 
 
 def the_drawn_caption(workspace: Path, doc_id: str, number: int):
