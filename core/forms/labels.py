@@ -153,10 +153,11 @@ def key_like(u: Unit, form_page: bool = True, max_chars: int = MAX_KEY_CHARS) ->
     text = strip_mark_glyphs(u.text)
     # on a form page, text the parser called a picture or a table of contents (dot leaders) counts
     categories = KEY_CATEGORIES + ((C.PICTURE, C.DOCUMENT_INDEX) if form_page else ())
-    # a bold caption ending in a colon ("Date:") is read as a heading by the layout step; on a form
-    # page it is the label of the blank after it (the gate's own count of colon labels leaves it out)
+    # a bold caption ending in a colon ("Date:") is read as a heading by the layout step, and one set in
+    # a monospace face ("Task name:") as code; on a form page it is the label of the blank after it
+    # (the gate's own count of colon labels leaves it out)
     if form_page and COLON_END.search(text):
-        categories += (C.SECTION_HEADER,)
+        categories += (C.SECTION_HEADER, C.CODE)
     if not text or u.category not in categories or u.kind != "text":
         return False
     if u.comb:

@@ -111,7 +111,8 @@ def stored_lines(e: Element) -> list[tuple[BBox, str, float, str]]:
 
 def _typed_in_courier(e: Element) -> bool:
     """A line in a monospace face read as code: on a form, a value a filler typed in Courier (a text
-    unit, never a key: labels.KEY_CATEGORIES). Code in any other face is a misread heading or print."""
+    unit, a key only when it ends in a colon: labels.key_like, a form printing its captions in a monospace
+    face). Code in any other face is a misread heading or print."""
     return e.category is C.CODE and "\n" not in e.text.strip() and MONOSPACE.search(element_font(e)) is not None
 
 

@@ -29,3 +29,22 @@ def test_values_typed_in_courier_are_the_blanks_values():
     code = {e.text.strip() for p in doc.pages for e in p.elements if e.category is Category.CODE}
     assert code & {v for _, v in BLANKS}, "setup: the layout step reads Courier typing as code"
     assert {(f.key, f.value) for f in fields} >= {(c.rstrip(":"), v) for c, v in BLANKS}
+
+
+def _captions_in_courier() -> bytes:
+    """The other way round (cups-filters' banner form): the form prints its colon captions in Courier,
+    the filler types the values in Helvetica."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((40, 60), "Task information", fontsize=14, fontname="hebo")
+    for r, (caption, value) in enumerate(BLANKS):
+        add_captioned_blank(page, f"f{r}", 40, 110 + 30 * r, caption, value, caption_font="cour")
+    doc.bake()
+    return doc.tobytes()
+
+
+def test_colon_captions_printed_in_courier_are_the_keys_of_the_values_typed_after_them():
+    doc, fields = ingest_document(_captions_in_courier(), "courier_captions.pdf", "fast")
+    code = {e.text.strip() for p in doc.pages for e in p.elements if e.category is Category.CODE}
+    assert code & {c for c, _ in BLANKS}, "setup: the layout step reads the Courier captions as code"
+    assert {(f.key, f.value) for f in fields} >= {(c.rstrip(":"), v) for c, v in BLANKS}
