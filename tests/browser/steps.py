@@ -118,6 +118,22 @@ def click_until_logged(page, button, workspace, doc_id: str, shown: str, attempt
     assert logged_events(workspace, doc_id) == before + 1, "one click, one event"
 
 
+def click_until_visible(page, click, shown, attempts: int = 3, timeout_ms: int = 15_000) -> None:
+    """Make `click` (a click that stores nothing: a selection on the page canvas) until the locator
+    `shown` is visible. Streamlit can drop a click that lands while a rerun is starting (see
+    click_until_logged); a selection made twice selects the same element, so repeating it is harmless."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # as conftest: only where a browser runs
+
+    for _ in range(attempts):
+        click()
+        try:
+            shown.wait_for(state="visible", timeout=timeout_ms)
+            return
+        except PlaywrightTimeout:  # the app settles, and the reviewer clicks again
+            settle(page)
+    raise AssertionError(f"{attempts} clicks never showed {shown}")
+
+
 def wait_for_count(workspace, doc_id: str, count: int, page, timeout_ms: int) -> bool:
     for _ in range(timeout_ms // 250):
         if logged_events(workspace, doc_id) >= count:

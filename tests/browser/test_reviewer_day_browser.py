@@ -13,7 +13,9 @@ from core.categories import Category
 from core.review.corrections import record_events
 from core.store.opening import open_workspace
 
-from tests.browser.steps import STEP_TIMEOUT_MS, first_visit, new_page, sample, settle, stable_canvas
+from tests.browser.steps import (
+    STEP_TIMEOUT_MS, click_until_visible, first_visit, new_page, sample, settle, stable_canvas,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -79,10 +81,8 @@ def test_the_gold_editor_fits_at_1400_px_and_a_save_says_so(app_server, chromium
                      key=lambda e: (e.bbox[2] - e.bbox[0]) * (e.bbox[3] - e.bbox[1]))
         scale = canvas.bounding_box()["width"] / page_one.width
         point = {"x": (target.bbox[0] + target.bbox[2]) / 2 * scale, "y": (target.bbox[1] + target.bbox[3]) / 2 * scale}
-        page.locator("canvas.upper-canvas").first.click(position=point)
-        settle(page)
         show = page.get_by_role("button", name=re.compile(r"^Show p\d+$"))
-        show.wait_for(timeout=STEP_TIMEOUT_MS)
+        click_until_visible(page, lambda: page.locator("canvas.upper-canvas").first.click(position=point), show)
         remove = page.get_by_role("button", name=re.compile("Remove"))
         assert button_text_fits(show) and button_text_fits(remove)
         assert show.bounding_box()["width"] >= 60  # not squeezed to "S."
