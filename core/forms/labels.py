@@ -338,8 +338,7 @@ def captioned_boxes(texts: Sequence[Unit], rulings: Rulings) -> list[BBox]:
             continue
         if any(v is not u and same_row(v.bbox, kb) and kb[2] - 1 <= v.bbox[0] and v.bbox[2] <= box[0] + 1 for v in texts):
             continue  # text between the caption and the box
-        inside = [v for v in texts if box[0] <= (v.bbox[0] + v.bbox[2]) / 2 <= box[2]
-                  and box[1] <= (v.bbox[1] + v.bbox[3]) / 2 <= box[3]]
+        inside = centred_in(texts, box)
         one_line = all(same_row(v.bbox, inside[0].bbox) for v in inside)  # an input line, not a slide's list
         if one_line and not any(same_style(v, u) for v in inside):
             out.append(box)
@@ -367,14 +366,19 @@ def captions_over_boxes(texts: Sequence[Unit], rulings: Rulings) -> dict[str, BB
         if not (0.8 * h <= box[3] - box[1] <= 4.5 * h and box[2] - box[0] >= max(kb[2] - kb[0], 4 * h)) \
                 or _boxed_in(rulings, box):
             continue
-        inside = [v for v in texts if box[0] <= (v.bbox[0] + v.bbox[2]) / 2 <= box[2]
-                  and box[1] <= (v.bbox[1] + v.bbox[3]) / 2 <= box[3]]
+        inside = centred_in(texts, box)
         # a caption printed on the box's row, just left of it, is the box's ("S/O No. [OSTHYS…]")
         beside = any(v is not u and same_row(v.bbox, box) and 0 <= box[0] - v.bbox[2] <= CAPTION_GAP
                      and key_like(v, False) for v in texts)
         if len(inside) <= 1 and not any(same_style(v, u) for v in inside) and not beside:
             out[u.id] = box
     return out
+
+
+def centred_in(texts: Sequence[Unit], box: BBox) -> list[Unit]:
+    """The texts whose centre lies in `box` (edges included), in page order."""
+    return [u for u in texts if box[0] <= (u.bbox[0] + u.bbox[2]) / 2 <= box[2]
+            and box[1] <= (u.bbox[1] + u.bbox[3]) / 2 <= box[3]]
 
 
 def _boxed_in(rulings: Rulings, box: BBox) -> bool:
@@ -418,8 +422,7 @@ def lone_typed_units(texts: Sequence[Unit], rulings: Rulings) -> list[tuple[BBox
         box = frame_of(rulings, v.bbox) or cell_at(rulings, (v.bbox[0] + v.bbox[2]) / 2, (v.bbox[1] + v.bbox[3]) / 2)
         if box is None or box[2] - box[0] < 2 * v.height:
             continue
-        inside = [u for u in texts if box[0] <= (u.bbox[0] + u.bbox[2]) / 2 <= box[2]
-                  and box[1] <= (u.bbox[1] + u.bbox[3]) / 2 <= box[3]]
+        inside = centred_in(texts, box)
         if len(inside) == 1 and inside[0] is v:
             held.append((box, v))
     boxed = {id(v) for _, v in held}

@@ -194,9 +194,14 @@ def _below_in_own_cell(look: _Look, cell: BBox) -> Found | None:
     """A label at the top of a tall cell: the value is written below it, in the same cell."""
     kb, h = look.kb, look.h
     at_top = kb[1] - cell[1] <= max(6.0, 1.2 * h)
-    if not (at_top and cell[3] - kb[3] >= max(8.0, 0.8 * h)):
+    if not (at_top and _room_below(look, cell)):
         return None
     return _written_below(look, cell, 0.75)
+
+
+def _room_below(look: _Look, cell: BBox) -> bool:
+    """Room for a line under the key inside its cell: a tall cell, not a caption strip a label fills."""
+    return cell[3] - look.kb[3] >= max(8.0, 0.8 * look.h)
 
 
 def _written_below(look: _Look, region: BBox, confidence: float) -> Found | None:
@@ -218,7 +223,7 @@ def _typed_in_cell_below(look: _Look, cell: BBox) -> Found | None:
     in the form's own Helvetica too). A table's column head over its data is set in the data's size
     or larger; a face of its own is no sign either (a value typed over the next box down is in one)."""
     kb, h, key = look.kb, look.h, look.key
-    if cell[3] - kb[3] >= max(8.0, 0.8 * h) or len(key.text.strip()) > STRIP_CAPTION_CHARS:
+    if _room_below(look, cell) or len(key.text.strip()) > STRIP_CAPTION_CHARS:
         return None  # a sentence ruled off over a box is the form's print, not a caption strip
     below = cell_at(look.r, min(kb[0] + h, (kb[0] + kb[2]) / 2), cell[3] + 1.5)
     if below is None or below[1] < cell[3] - 2.0 or abs(below[0] - cell[0]) > h \
@@ -238,7 +243,7 @@ CELL_BELOW_LINES = 6.0  # caption heights an input box under its caption's strip
 def _in_cell_to_the_right(look: _Look, cell: BBox) -> Found | None:
     """A label filling a short cell: the value is in the cell to its right, of about its height."""
     kb, h = look.kb, look.h
-    if cell[3] - kb[3] >= max(8.0, 0.8 * h):
+    if _room_below(look, cell):
         return None
     cy = center(kb)[1]
     right = cell_at(look.r, cell[2] + 1.5, cy)
